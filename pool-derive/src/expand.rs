@@ -1,0 +1,200 @@
+//! The generated code: the `Reset` impl (field-wise reset and heap
+//! measurement) and, for `#[derive(Poolable)]`, the `Poolable` impl with the
+//! type's static pool.
+
+use crate::ast::{Container, Derive, Field, Rule};
+use crate::attr;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use std::collections::BTreeSet;
+use syn::spanned::Spanned;
+use syn::{DeriveInput, GenericParam, Ident, Path, Type, WherePredicate, parse_quote};
+
+pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
+    let cont = attr::container(input, derive)?;
+    let krate: Path = cont.attrs.krate.clone().unwrap_or_else(|| parse_quote!(::poolable));
+
+    let reset = reset_impl(&cont, &krate);
+    let poolable = match derive {
+        Derive::Poolable => poolable_impl(&cont, &krate),
+        Derive::Reset => TokenStream::new(),
+    };
+    Ok(quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #reset
+            #poolable
+        };
+    })
+}
+
+fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
+    let where_clause = where_clause(cont, reset_bounds(cont, krate));
+    let resets = cont.fields.iter().map(|field| reset_field(field, krate));
+    let sizes = cont.fields.iter().filter_map(|field| field_heap_bytes(field, krate));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
+            #[inline]
+            fn reset(&mut self) {
+                #(#resets)*
+            }
+
+            #[inline]
+            fn heap_bytes(&self) -> usize {
+                0usize #(.saturating_add(#sizes))*
+            }
+        }
+    }
+}
+
+/// The statements that reset one field, spanned on its type so a missing
+/// impl is reported at the field.
+fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
+    let Field { member, ty, attrs } = field;
+    let span = ty.span();
+    let zeroize = attrs.zeroize.map(|_| {
+        quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut self.#member);)
+    });
+    let rule = match &attrs.rule {
+        Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut self.#member);),
+        Rule::Skip => TokenStream::new(),
+        Rule::Default => quote_spanned!(span=> self.#member = <#ty as ::core::default::Default>::default();),
+        Rule::With(path) => quote_spanned!(path.span()=> #path(&mut self.#member);),
+    };
+    let shrink = attrs.max_capacity.as_ref().map(|cap| {
+        quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);)
+    });
+    quote!(#zeroize #rule #shrink)
+}
+
+/// A field's heap bytes: its `heap_bytes = path`, else `Reset::heap_bytes`
+/// for fields reset by their `Reset` impl. Fields with another rule have no
+/// `Reset` impl to ask, and are not counted.
+fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
+    let Field { member, ty, attrs } = field;
+    match (&attrs.heap_bytes, &attrs.rule) {
+        (Some(path), _) => Some(quote_spanned!(path.span()=> #path(&self.#member))),
+        (None, Rule::Reset) => Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&self.#member))),
+        (None, _) => None,
+    }
+}
+
+/// Inferred bounds, serde style: `T: Reset` for each type parameter that a
+/// field reset by its `Reset` impl mentions (not `FieldType: Reset`, which
+/// would send a recursive type into an infinite bound), plus the exact field
+/// type for fields whose rule needs another trait.
+fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
+    if let Some(bound) = &cont.attrs.bound {
+        return bound.clone();
+    }
+    let params: BTreeSet<Ident> = cont.generics.type_params().map(|p| p.ident.clone()).collect();
+    if params.is_empty() {
+        return Vec::new();
+    }
+    let mut reset_params = BTreeSet::new();
+    let mut bounds = Vec::new();
+    for field in &cont.fields {
+        let used = type_params_in(field.ty, &params);
+        if used.is_empty() {
+            continue;
+        }
+        let ty = field.ty;
+        match &field.attrs.rule {
+            Rule::Reset => reset_params.extend(used),
+            Rule::Default => bounds.push(parse_quote!(#ty: ::core::default::Default)),
+            Rule::Skip | Rule::With(_) => {}
+        }
+        if field.attrs.max_capacity.is_some() {
+            bounds.push(parse_quote!(#ty: #krate::Shrink));
+        }
+        if field.attrs.zeroize.is_some() {
+            bounds.push(parse_quote!(#ty: #krate::Zeroize));
+        }
+    }
+    let mut all: Vec<WherePredicate> = reset_params.into_iter().map(|p| parse_quote!(#p: #krate::Reset)).collect();
+    all.extend(bounds);
+    all
+}
+
+fn where_clause(cont: &Container<'_>, extra: Vec<WherePredicate>) -> Option<syn::WhereClause> {
+    let mut clause = cont.generics.where_clause.clone();
+    if !extra.is_empty() {
+        clause.get_or_insert_with(|| parse_quote!(where)).predicates.extend(extra);
+    }
+    clause
+}
+
+/// The type parameters named anywhere in `ty` (a token walk: it may
+/// over-approximate, e.g. a path `other::T`, which only adds a bound).
+fn type_params_in(ty: &Type, params: &BTreeSet<Ident>) -> BTreeSet<Ident> {
+    fn walk(tokens: TokenStream, params: &BTreeSet<Ident>, found: &mut BTreeSet<Ident>) {
+        for token in tokens {
+            match token {
+                TokenTree::Ident(ident) if params.contains(&ident) => {
+                    found.insert(ident);
+                }
+                TokenTree::Group(group) => walk(group.stream(), params, found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = BTreeSet::new();
+    walk(ty.to_token_stream(), params, &mut found);
+    found
+}
+
+fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
+    let new = match &cont.attrs.new {
+        Some(path) => quote!(#path),
+        None => quote_spanned!(ident.span()=> <#ident #ty_generics as ::core::default::Default>::default),
+    };
+    let max_retained = cont.attrs.max_retained.as_ref().map(|n| quote!(.max_retained(#n)));
+    let max_bytes = cont.attrs.max_bytes.as_ref().map(|n| quote!(.max_bytes(#n)));
+
+    let is_generic = cont.generics.params.iter().any(|p| !matches!(p, GenericParam::Lifetime(_)));
+    if !is_generic {
+        let local = format_ident!("__POOLABLE_LOCAL_{}", ident);
+        return quote! {
+            #[automatically_derived]
+            impl #krate::Poolable for #ident {
+                #[inline]
+                fn pool() -> &'static #krate::Pool<Self> {
+                    ::std::thread_local! {
+                        static #local: #krate::__private::LocalCell<#ident> =
+                            const { #krate::__private::new_cell() };
+                    }
+                    static POOL: #krate::Pool<#ident> = #krate::Pool::with_new(#new)
+                        #max_retained
+                        #max_bytes
+                        .__with_local_key(&#local);
+                    &POOL
+                }
+            }
+        };
+    }
+
+    // A `static` in a generic fn would be shared by every instantiation, so
+    // generic types get their pools from the runtime's `TypeId` registry.
+    let mut bounds = reset_bounds(cont, krate);
+    for param in cont.generics.type_params() {
+        let p = &param.ident;
+        bounds.push(parse_quote!(#p: ::core::marker::Send + 'static));
+    }
+    let where_clause = where_clause(cont, bounds);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
+            fn pool() -> &'static #krate::Pool<Self> {
+                #krate::__private::generic_pool::<Self>(|| {
+                    #krate::Pool::with_new(#new) #max_retained #max_bytes
+                })
+            }
+        }
+    }
+}

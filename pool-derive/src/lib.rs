@@ -1,0 +1,73 @@
+//! The derive macros of [poolable](https://docs.rs/poolable). Use them
+//! through the `poolable` crate, which re-exports them beside the runtime
+//! traits of the same names.
+//!
+//! The pipeline: `attr` reads the input and its `#[poolable(...)]`
+//! attributes into the IR in `ast`, reporting every mistake with a span;
+//! `expand` writes the impls.
+#![warn(missing_docs)]
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+
+use ast::Derive;
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Derive `Reset` (an exhaustive field-wise reset) and `Poolable` (a static
+/// pool for the type). See the `poolable` crate for the attributes.
+///
+/// ```
+/// use poolable::Poolable;
+///
+/// #[derive(Poolable, Default)]
+/// struct Request {
+///     id: u64,
+///     body: String,
+///     #[poolable(zeroize)]
+///     token: Vec<u8>,
+/// }
+///
+/// let mut req = Request::pool().get();
+/// req.token.extend_from_slice(b"hunter2");
+/// drop(req);
+/// assert!(Request::pool().get().token.is_empty());
+/// ```
+#[proc_macro_derive(Poolable, attributes(poolable))]
+pub fn derive_poolable(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input, Derive::Poolable)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derive `Reset` only: the field-wise reset, for types that are reset as
+/// part of a pooled type (nested structs) or pooled in a `static Pool<T>`.
+///
+/// ```
+/// use poolable::{Poolable, Reset};
+///
+/// #[derive(Reset, Default)]
+/// struct Headers {
+///     names: Vec<String>,
+/// }
+///
+/// #[derive(Poolable, Default)]
+/// struct Request {
+///     headers: Headers, // reset recursively
+/// }
+///
+/// let mut req = Request::pool().get();
+/// req.headers.names.push("x-secret".into());
+/// drop(req);
+/// assert!(Request::pool().get().headers.names.is_empty());
+/// ```
+#[proc_macro_derive(Reset, attributes(poolable))]
+pub fn derive_reset(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input, Derive::Reset)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

@@ -1,0 +1,128 @@
+//! The retention policy: how large a returned value may be, and how many idle
+//! values a pool keeps.
+
+/// The default `max_bytes`: a returned value whose [`heap_bytes`](crate::Reset::heap_bytes)
+/// exceeds 64 KiB is dropped instead of retained.
+///
+/// This is the cap Go's `fmt` package applies to its pooled print buffers: it
+/// keeps the common small buffers warm while one 50 MB request cannot leave a
+/// 50 MB buffer resident. Raise it with [`Pool::max_bytes`](crate::Pool::max_bytes)
+/// for pools of deliberately large, pre-sized values.
+///
+/// ```
+/// assert_eq!(poolable::DEFAULT_MAX_BYTES, 64 * 1024);
+/// ```
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
+
+/// How many idle values one thread keeps for one pool in its private cache,
+/// before it moves half of them to the shared shards.
+///
+/// ```
+/// assert_eq!(poolable::LOCAL_CACHE_SIZE, 8);
+/// ```
+pub const LOCAL_CACHE_SIZE: usize = 8;
+
+/// The default `max_retained` is this many thread caches' worth per CPU:
+/// `4 × CPUs × LOCAL_CACHE_SIZE` (64 on a 2-CPU machine).
+///
+/// ```
+/// assert_eq!(poolable::DEFAULT_RETAINED_PER_CPU, 32);
+/// ```
+pub const DEFAULT_RETAINED_PER_CPU: usize = 4 * LOCAL_CACHE_SIZE;
+
+/// Upper bound on the number of shards, whatever the CPU count.
+const MAX_SHARDS: usize = 64;
+
+/// What a pool was configured with; `max_retained == None` means "the default
+/// for this machine", resolved when the pool's storage is first allocated.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    pub(crate) max_retained: Option<usize>,
+    pub(crate) max_bytes: usize,
+}
+
+impl Policy {
+    pub(crate) const DEFAULT: Policy = Policy {
+        max_retained: None,
+        max_bytes: DEFAULT_MAX_BYTES,
+    };
+}
+
+/// The policy resolved against this machine: sizes of the thread caches and shards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) max_bytes: usize,
+    pub(crate) max_retained: usize,
+    /// Capacity of each thread's private cache.
+    pub(crate) local_cap: usize,
+    /// Capacity of each shard; they add up to `max_retained - local_cap`.
+    pub(crate) shard_caps: Vec<usize>,
+}
+
+impl Limits {
+    pub(crate) fn resolve(policy: Policy, cpus: usize) -> Limits {
+        let cpus = cpus.max(1);
+        let max_retained = policy
+            .max_retained
+            .unwrap_or_else(|| cpus.saturating_mul(DEFAULT_RETAINED_PER_CPU));
+        let local_cap = LOCAL_CACHE_SIZE.min(max_retained);
+        // One thread working alone keeps at most `max_retained` values: its
+        // cache plus the shards. Each further thread can add one cache.
+        let shared = max_retained - local_cap;
+        let shards = cpus.min(MAX_SHARDS);
+        let shard_caps = (0..shards)
+            .map(|i| shared / shards + usize::from(i < shared % shards))
+            .collect();
+        Limits {
+            max_bytes: policy.max_bytes,
+            max_retained,
+            local_cap,
+            shard_caps,
+        }
+    }
+}
+
+/// The number of CPUs this process may use, read once.
+#[cfg(not(loom))]
+pub(crate) fn cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// Under loom: two shards, so that stealing is part of every model.
+#[cfg(loom)]
+pub(crate) fn cpus() -> usize {
+    2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_retention_is_four_caches_per_cpu() {
+        let limits = Limits::resolve(Policy::DEFAULT, 2);
+        assert_eq!(limits.max_retained, 64);
+        assert_eq!(limits.local_cap, 8);
+        assert_eq!(limits.shard_caps, vec![28, 28]);
+    }
+
+    #[test]
+    fn shard_caps_and_local_cache_add_up_to_max_retained() {
+        for max in [0, 1, 5, 9, 100] {
+            for cpus in [1, 2, 3, 7] {
+                let policy = Policy { max_retained: Some(max), ..Policy::DEFAULT };
+                let limits = Limits::resolve(policy, cpus);
+                assert_eq!(limits.local_cap + limits.shard_caps.iter().sum::<usize>(), max);
+            }
+        }
+    }
+
+    #[test]
+    fn zero_retention_disables_every_cache() {
+        let policy = Policy { max_retained: Some(0), ..Policy::DEFAULT };
+        let limits = Limits::resolve(policy, 4);
+        assert_eq!(limits.local_cap, 0);
+        assert!(limits.shard_caps.iter().all(|&c| c == 0));
+    }
+}

@@ -1,0 +1,374 @@
+//! [`Pool`]: get, put, trim, clear and stats, on top of the thread caches
+//! (`local`) and the shards (`shard`).
+
+use crate::Reset;
+use crate::guard::Pooled;
+use crate::local::{self, LocalCache};
+use crate::policy::{self, Limits, Policy};
+use crate::registry;
+use crate::shard::{Entry, LocalCell, Shared};
+use crate::stats::{Event, Stats};
+use crate::sync::{Arc, LocalKey};
+use once_cell::race::OnceBox;
+
+/// A pool of reusable values of type `T`.
+///
+/// [`get`](Pool::get) hands out a [`Pooled`] guard; dropping the guard resets
+/// the value and returns it. A value is reset exactly once before it can be
+/// handed out again, is never held by two guards at once, and is dropped
+/// instead of retained when it is too large, when the pool is full, or when
+/// its guard is dropped during a panic.
+///
+/// A pool is usually a `static` (the constructor and the policy setters are
+/// `const fn`), or, for a type with `#[derive(Poolable)]`, the one returned
+/// by `T::pool()`.
+///
+/// # Policy
+///
+/// - **Size cap** ([`max_bytes`](Pool::max_bytes), default [`DEFAULT_MAX_BYTES`](crate::DEFAULT_MAX_BYTES)
+///   = 64 KiB): a returned value whose [`Reset::heap_bytes`] exceeds it is
+///   dropped (`Stats::dropped_oversize`).
+/// - **Retention bound** ([`max_retained`](Pool::max_retained), default
+///   `4 × CPUs × LOCAL_CACHE_SIZE`): each thread caches up to
+///   `min(LOCAL_CACHE_SIZE, max_retained)` idle values, and the shared shards hold up to
+///   `max_retained` minus that. So one thread alone never retains more than
+///   `max_retained`; each further thread that uses the pool can hold one more
+///   thread cache's worth. Values beyond it are dropped (`Stats::dropped_full`).
+/// - **Idle decay** ([`trim`](Pool::trim)): a value idle across two
+///   consecutive trims is dropped. Call [`trim_all`](crate::trim_all) from a
+///   timer, or start the [`trimmer`](crate::trimmer).
+///
+/// # What the pool does not promise
+///
+/// - Which value a get returns, or that it returns a retained one at all: a
+///   get may construct a new value while another thread's cache holds idle
+///   ones.
+/// - That an idle thread's cache shrinks at a trim. A thread ages its own
+///   cache the next time it uses the pool, and flushes it when it exits; a
+///   thread that stays alive but never touches the pool again keeps up to one
+///   thread cache of values.
+///
+/// # Example
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes(64 << 10);
+///
+/// let mut buf = BUFS.get();
+/// buf.extend_from_slice(b"user=ada secret=hunter2");
+/// let first = buf.as_ptr();
+/// drop(buf); // reset (cleared) and returned
+///
+/// let buf = BUFS.get();
+/// assert!(buf.is_empty()); // no trace of the previous user
+/// assert_eq!(buf.as_ptr(), first); // same allocation, reused
+/// ```
+pub struct Pool<T: 'static> {
+    new: fn() -> T,
+    policy: Policy,
+    local_key: Option<&'static LocalKey<LocalCell<T>>>,
+    // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: it is
+    // `const`-constructible, so a pool can be a `static`, and its lazy init is
+    // lock-free. Two threads that race on first use each allocate the shard
+    // array, one wins, and the other frees its copy: no thread ever blocks
+    // behind another's initialisation, and the fast path is one acquire load.
+    shared: OnceBox<Arc<Shared<T>>>,
+}
+
+impl<T: Reset + Default + Send + 'static> Pool<T> {
+    /// A pool that constructs values with `T::default()` when it has none idle.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// static NAMES: Pool<String> = Pool::new();
+    /// assert!(NAMES.get().is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        Self::with_new(T::default)
+    }
+}
+
+impl<T: Reset + Default + Send + 'static> Default for Pool<T> {
+    /// Same as [`Pool::new`].
+    ///
+    /// ```
+    /// let pool: poolable::Pool<Vec<u32>> = Default::default();
+    /// assert!(pool.get().is_empty());
+    /// ```
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Reset + Send + 'static> Pool<T> {
+    /// A pool that constructs values with `new` when it has none idle, for
+    /// types without `Default` or for pre-sized values.
+    ///
+    /// A pre-sized value must fit under the size cap, or every return drops
+    /// it; raise the cap to match:
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// fn one_mib() -> Vec<u8> {
+    ///     Vec::with_capacity(1 << 20)
+    /// }
+    /// static BIG: Pool<Vec<u8>> = Pool::with_new(one_mib).max_bytes(1 << 20);
+    ///
+    /// drop(BIG.get());
+    /// assert_eq!(BIG.stats().dropped_oversize, 0);
+    /// assert!(BIG.get().capacity() >= 1 << 20);
+    /// ```
+    pub const fn with_new(new: fn() -> T) -> Self {
+        Pool { new, policy: Policy::DEFAULT, local_key: None, shared: OnceBox::new() }
+    }
+
+    /// Retain at most about `n` idle values (see the policy section above for
+    /// the exact bound). `0` turns retention off: every return is dropped.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new().max_retained(1);
+    /// let (a, b) = (pool.get(), pool.get());
+    /// drop(a);
+    /// drop(b);
+    /// assert_eq!(pool.stats().retained, 1);
+    /// assert_eq!(pool.stats().dropped_full, 1);
+    /// ```
+    pub const fn max_retained(mut self, n: usize) -> Self {
+        self.policy.max_retained = Some(n);
+        self
+    }
+
+    /// Drop, instead of retaining, any returned value whose
+    /// [`Reset::heap_bytes`] exceeds `bytes`. `usize::MAX` disables the cap.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::new().max_bytes(1024);
+    /// pool.get().reserve(4096);
+    /// assert_eq!(pool.stats().dropped_oversize, 1);
+    /// assert_eq!(pool.stats().retained, 0);
+    /// ```
+    pub const fn max_bytes(mut self, bytes: usize) -> Self {
+        self.policy.max_bytes = bytes;
+        self
+    }
+
+    /// Use a derive-generated `thread_local!` for this pool's thread caches.
+    #[doc(hidden)]
+    pub const fn __with_local_key(mut self, key: &'static LocalKey<LocalCell<T>>) -> Self {
+        self.local_key = Some(key);
+        self
+    }
+
+    fn shared(&self) -> &Arc<Shared<T>> {
+        self.shared.get_or_init(|| {
+            let limits = Limits::resolve(self.policy, policy::cpus());
+            let shared = Arc::new(Shared::new(limits, self.local_key));
+            registry::register(&shared);
+            Box::new(shared)
+        })
+    }
+
+    /// Take a value: an idle one if there is one, else a new one.
+    ///
+    /// Never fails and never blocks on other threads' work. The value is
+    /// reset (a returned value) or fresh (a new one).
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::new();
+    /// let mut buf = pool.get();
+    /// buf.push(1);
+    /// assert_eq!(*buf, [1]);
+    /// ```
+    #[inline]
+    pub fn get(&self) -> Pooled<'_, T> {
+        let shared = self.shared();
+        let taken = local::with(shared, true, |cache| (cache.catch_up(), cache.take()));
+        let entry = match taken {
+            Some((aged, entry)) => {
+                drop(aged);
+                entry
+            }
+            None => self.take_without_cache(shared),
+        };
+        let value = match entry {
+            Some(entry) => entry.value,
+            None => (self.new)(),
+        };
+        Pooled::new(self, value)
+    }
+
+    #[cold]
+    fn take_without_cache(&self, shared: &Shared<T>) -> Option<Entry<T>> {
+        shared.count(Event::Get, 1);
+        let entry = shared.pop_one(local::home_shard(shared));
+        if entry.is_none() {
+            shared.count(Event::Miss, 1);
+        }
+        entry
+    }
+
+    /// Reset `value` and keep it for reuse, or drop it as the policy says.
+    ///
+    /// The value need not have come from this pool. Dropping a [`Pooled`]
+    /// does the same.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new();
+    /// pool.put(String::from("left over"));
+    /// assert!(pool.get().is_empty()); // reset before reuse
+    /// assert_eq!(pool.stats().misses, 0);
+    /// ```
+    pub fn put(&self, mut value: T) {
+        value.reset();
+        let entry = Entry { bytes: value.heap_bytes(), value };
+        let shared = self.shared();
+        let mut entry = Some(entry);
+        let outcome = local::with(shared, true, |cache| {
+            let aged = cache.catch_up();
+            let rejected = entry.take().and_then(|e| cache.give(e).err());
+            (aged, rejected)
+        });
+        match outcome {
+            Some((aged, rejected)) => {
+                drop(aged);
+                drop(rejected);
+            }
+            None => {
+                if let Some(entry) = entry {
+                    self.put_without_cache(shared, entry);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn put_without_cache(&self, shared: &Shared<T>, entry: Entry<T>) {
+        shared.count(Event::Put, 1);
+        if entry.bytes > shared.limits.max_bytes {
+            shared.count(Event::DroppedOversize, 1);
+        } else if let Err(entry) = shared.push_one(local::home_shard(shared), entry) {
+            shared.count(Event::DroppedFull, 1);
+            drop(entry);
+        }
+    }
+
+    /// Count a value that leaves the pool's accounting without being
+    /// returned: detached, or dropped during a panic.
+    pub(crate) fn count_unreturned(&self, event: Event) {
+        let shared = self.shared();
+        if local::with(shared, false, |cache: &mut LocalCache<T>| cache.count(event)).is_none() {
+            shared.count(event, 1);
+        }
+    }
+
+    /// A snapshot of the counters. See [`Stats`] for what is exact.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::new();
+    /// let a = pool.get();
+    /// let b = pool.get();
+    /// drop((a, b));
+    /// let stats = pool.stats();
+    /// assert_eq!(stats.misses, 2);
+    /// assert_eq!(stats.retained, 2);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        match self.shared.get() {
+            Some(shared) => shared.stats(),
+            None => Stats::default(),
+        }
+    }
+
+    /// One decay step, the equivalent of one garbage collection for Go's
+    /// `sync.Pool`: values idle since the previous trim are dropped, and the
+    /// values idle now become candidates for the next one. A value taken and
+    /// returned between two trims survives them.
+    ///
+    /// The calling thread's own cache is aged at once; other threads age
+    /// theirs the next time they use the pool.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::new();
+    /// drop(pool.get());
+    /// pool.trim();
+    /// assert_eq!(pool.stats().retained, 1); // idle across one trim: kept
+    /// pool.trim();
+    /// assert_eq!(pool.stats().retained, 0); // idle across two: dropped
+    /// ```
+    pub fn trim(&self) {
+        if let Some(shared) = self.shared.get() {
+            trim_shared(shared);
+        }
+    }
+
+    /// Drop every idle value now: the shards and this thread's cache at once,
+    /// other threads' caches the next time they use the pool.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new();
+    /// drop(pool.get());
+    /// pool.clear();
+    /// assert_eq!(pool.stats().retained, 0);
+    /// assert_eq!(pool.stats().dropped_idle, 1);
+    /// ```
+    pub fn clear(&self) {
+        if let Some(shared) = self.shared.get() {
+            let dead = shared.clear();
+            count_idle(shared, &dead);
+            drop(dead);
+            drop(local::with(shared, false, LocalCache::catch_up));
+        }
+    }
+}
+
+fn count_idle<T>(shared: &Shared<T>, dead: &[Vec<Entry<T>>]) {
+    let n: usize = dead.iter().map(Vec::len).sum();
+    if n > 0 {
+        shared.count(Event::DroppedIdle, n as u64);
+    }
+}
+
+/// A trim of one pool, also used by [`trim_all`](crate::trim_all).
+pub(crate) fn trim_shared<T: 'static>(shared: &Arc<Shared<T>>) {
+    let dead = shared.trim();
+    count_idle(shared, &dead);
+    drop(dead);
+    drop(local::with(shared, false, LocalCache::catch_up));
+}
+
+impl<T: 'static> Drop for Pool<T> {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.get() {
+            // Other threads' caches for this pool are freed when their thread
+            // next sweeps its table, or exits.
+            drop(shared.close());
+        }
+    }
+}
+
+impl<T: 'static> core::fmt::Debug for Pool<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Pool")
+            .field("type", &core::any::type_name::<T>())
+            .field("max_retained", &self.policy.max_retained)
+            .field("max_bytes", &self.policy.max_bytes)
+            .finish_non_exhaustive()
+    }
+}

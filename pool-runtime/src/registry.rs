@@ -1,0 +1,97 @@
+//! The global lists of pools: the pools that [`trim_all`] visits, and the
+//! pools of generic derived types.
+
+use crate::pool::{Pool, trim_shared};
+use crate::shard::Shared;
+use crate::sync::{Arc, Weak};
+use crate::Reset;
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError, RwLock};
+
+// These globals use `std` locks even under loom: they are held for a few
+// instructions, run no loom operation inside, and are not a path the models
+// explore.
+
+/// Something `trim_all` can trim.
+trait Trim: Send + Sync {
+    fn trim(self: Arc<Self>);
+}
+
+impl<T: Send + 'static> Trim for Shared<T> {
+    fn trim(self: Arc<Self>) {
+        trim_shared(&self);
+    }
+}
+
+static POOLS: Mutex<Vec<Weak<dyn Trim>>> = Mutex::new(Vec::new());
+
+/// Record a pool's shared state for `trim_all`; called once, on first use.
+pub(crate) fn register<T: Send + 'static>(shared: &Arc<Shared<T>>) {
+    let weak: Weak<Shared<T>> = Arc::downgrade(shared);
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    pools.retain(|p| p.strong_count() > 0);
+    pools.push(weak);
+}
+
+/// One decay step ([`Pool::trim`]) on every pool that has been used so far.
+///
+/// Pools register themselves on first use, statics and heap pools alike
+/// (a dropped pool leaves the list). Call it from a timer, or let the
+/// [`trimmer`](crate::trimmer) do it, to get the two-cycle decay of Go's
+/// `sync.Pool` without a garbage collector.
+///
+/// ```
+/// use poolable::{Pool, trim_all};
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+///
+/// drop(BUFS.get());
+/// trim_all();
+/// trim_all();
+/// assert_eq!(BUFS.stats().retained, 0);
+/// ```
+pub fn trim_all() {
+    let live: Vec<Arc<dyn Trim>> = {
+        let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+        pools.retain(|p| p.strong_count() > 0);
+        pools.iter().filter_map(Weak::upgrade).collect()
+    };
+    for pool in live {
+        pool.trim();
+    }
+}
+
+type PoolMap = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
+
+static GENERIC_POOLS: RwLock<Option<PoolMap>> = RwLock::new(None);
+
+/// The static pool of a generic derived type, created on first use.
+///
+/// A `static` inside a generic function is shared by every instantiation, so
+/// the derive cannot give `Wrapper<A>` and `Wrapper<B>` their own pools the
+/// way it does for plain types. They live here instead, one leaked `Pool` per
+/// concrete type, looked up by `TypeId`. The lookup takes a read lock, so a
+/// hot generic type is faster with a `static Pool<Wrapper<A>>` of its own.
+#[doc(hidden)]
+pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
+    let key = TypeId::of::<T>();
+    let found = GENERIC_POOLS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .and_then(|map| map.get(&key).copied());
+    let any = match found {
+        Some(pool) => pool,
+        None => {
+            // Build outside the lock: `make` is user-influenced code.
+            let fresh: &'static Pool<T> = Box::leak(Box::new(make()));
+            let mut map = GENERIC_POOLS.write().unwrap_or_else(PoisonError::into_inner);
+            *map.get_or_insert_with(HashMap::new).entry(key).or_insert(fresh)
+        }
+    };
+    match any.downcast_ref::<Pool<T>>() {
+        Some(pool) => pool,
+        None => unreachable!("the generic pool registry is keyed by TypeId"),
+    }
+}

@@ -1,0 +1,495 @@
+//! The [`Reset`] trait, its std impls, and the two helper traits behind the
+//! `max_capacity` and `zeroize` field attributes.
+
+use core::cell::{Cell, RefCell};
+use core::hash::BuildHasher;
+use core::marker::PhantomData;
+use core::mem::size_of;
+use core::num::Wrapping;
+use core::sync::atomic;
+use core::time::Duration;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::sync::{Mutex, RwLock};
+
+/// Make a value indistinguishable from a freshly created one, keeping the
+/// allocations that make reuse cheap.
+///
+/// `#[derive(Poolable)]` and `#[derive(Reset)]` implement it field by field;
+/// the impls below cover the std types. The pool calls [`reset`](Reset::reset)
+/// exactly once before a value can be handed out again, so no state crosses
+/// from one user to the next.
+///
+/// [`heap_bytes`](Reset::heap_bytes) reports how many heap bytes the value
+/// keeps *after* a reset (the capacity of its buffers). The pool compares it
+/// with its `max_bytes` cap to drop oversized values instead of retaining
+/// them. It defaults to 0, so a hand-written impl that does not override it
+/// is never dropped for its size.
+///
+/// # What the std impls do
+///
+/// | type | `reset` | `heap_bytes` after reset |
+/// | --- | --- | --- |
+/// | integers, floats, `bool`, `char`, `Duration`, `Wrapping<T>`, atomics | zero / `false` / `'\0'` | 0 |
+/// | `()`, `PhantomData<T>` | nothing | 0 |
+/// | `String`, `Vec<T>`, `VecDeque<T>`, `BinaryHeap<T>` | `clear()`, capacity kept | capacity × element size |
+/// | `HashMap<K, V, S>`, `HashSet<T, S>` (any hasher) | `clear()`, capacity kept | capacity × entry size (approximate) |
+/// | `BTreeMap`, `BTreeSet`, `LinkedList` | `clear()` (they keep no capacity) | 0 |
+/// | `Option<T>` | `None` | 0 |
+/// | `Box<T>` (also `Box<[T]>` via `[T]`) | reset in place, the box is kept | box size + inner bytes |
+/// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum |
+/// | `Cell<T: Copy + Default>` | `T::default()` | 0 |
+/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut` (no locking; poison is cleared) | inner bytes |
+///
+/// # Example
+///
+/// ```
+/// use poolable::Reset;
+///
+/// let mut body = String::with_capacity(64);
+/// body.push_str("user=ada secret=hunter2");
+/// body.reset();
+/// assert!(body.is_empty());
+/// assert!(body.capacity() >= 64);
+/// assert_eq!(body.heap_bytes(), body.capacity());
+/// ```
+///
+/// A hand-written impl, for a type the derive cannot see into:
+///
+/// ```
+/// use poolable::Reset;
+///
+/// struct Scratch { buf: Vec<u8>, hits: u32 }
+///
+/// impl Reset for Scratch {
+///     fn reset(&mut self) {
+///         self.buf.clear();
+///         self.hits = 0;
+///     }
+///     fn heap_bytes(&self) -> usize {
+///         self.buf.capacity()
+///     }
+/// }
+/// # let mut s = Scratch { buf: vec![1, 2], hits: 3 };
+/// # s.reset();
+/// # assert!(s.buf.is_empty() && s.hits == 0);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no reset rule for `#[derive(Poolable)]`",
+    label = "`{Self}` does not implement `Reset`",
+    note = "derive `Poolable` or `Reset` for `{Self}`, or implement `poolable::Reset` for it by hand",
+    note = "or mark the field `#[poolable(skip)]` (keep the value), `#[poolable(default)]` (assign `Default::default()`) or `#[poolable(with = path)]` (call `path(&mut field)`)"
+)]
+pub trait Reset {
+    /// Return the value to its freshly created state, keeping reusable allocations.
+    ///
+    /// ```
+    /// use poolable::Reset;
+    ///
+    /// let mut ids = vec![1_u32, 2, 3];
+    /// ids.reset();
+    /// assert!(ids.is_empty() && ids.capacity() >= 3);
+    /// ```
+    fn reset(&mut self);
+
+    /// The heap bytes this value keeps, measured after [`reset`](Reset::reset).
+    ///
+    /// The pool drops a returned value whose `heap_bytes` exceeds the pool's
+    /// `max_bytes`. The default is 0 (never too large).
+    ///
+    /// ```
+    /// use poolable::Reset;
+    ///
+    /// let buf: Vec<u64> = Vec::with_capacity(16);
+    /// assert_eq!(buf.heap_bytes(), 16 * 8);
+    /// assert_eq!(Some(5_u8).heap_bytes(), 0);
+    /// ```
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
+macro_rules! reset_to {
+    ($value:expr => $($ty:ty),* $(,)?) => {
+        $(impl Reset for $ty {
+            #[inline]
+            fn reset(&mut self) {
+                *self = $value;
+            }
+        })*
+    };
+}
+
+reset_to!(0 => u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+reset_to!(0.0 => f32, f64);
+reset_to!(false => bool);
+reset_to!('\0' => char);
+reset_to!(Duration::ZERO => Duration);
+
+impl Reset for () {
+    #[inline]
+    fn reset(&mut self) {}
+}
+
+impl<T: ?Sized> Reset for PhantomData<T> {
+    #[inline]
+    fn reset(&mut self) {}
+}
+
+impl<T: Reset> Reset for Wrapping<T> {
+    #[inline]
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+}
+
+macro_rules! reset_atomic {
+    ($($atomic:ident = $zero:expr),* $(,)?) => {
+        $(impl Reset for atomic::$atomic {
+            #[inline]
+            fn reset(&mut self) {
+                *self.get_mut() = $zero;
+            }
+        })*
+    };
+}
+
+reset_atomic!(
+    AtomicBool = false,
+    AtomicU8 = 0,
+    AtomicU16 = 0,
+    AtomicU32 = 0,
+    AtomicU64 = 0,
+    AtomicUsize = 0,
+    AtomicI8 = 0,
+    AtomicI16 = 0,
+    AtomicI32 = 0,
+    AtomicI64 = 0,
+    AtomicIsize = 0,
+);
+
+impl<T> Reset for atomic::AtomicPtr<T> {
+    #[inline]
+    fn reset(&mut self) {
+        *self.get_mut() = core::ptr::null_mut();
+    }
+}
+
+impl Reset for String {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    #[inline]
+    fn heap_bytes(&self) -> usize {
+        self.capacity()
+    }
+}
+
+impl<T> Reset for Vec<T> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    #[inline]
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<T>())
+    }
+}
+
+impl<T> Reset for VecDeque<T> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<T>())
+    }
+}
+
+impl<T> Reset for BinaryHeap<T> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<T>())
+    }
+}
+
+// hashbrown stores one control byte per bucket beside each entry.
+impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<(K, V)>() + 1)
+    }
+}
+
+impl<T, S: BuildHasher> Reset for HashSet<T, S> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<T>() + 1)
+    }
+}
+
+impl<K, V> Reset for BTreeMap<K, V> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+}
+
+impl<T> Reset for BTreeSet<T> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+}
+
+impl<T> Reset for LinkedList<T> {
+    fn reset(&mut self) {
+        self.clear();
+    }
+}
+
+impl<T> Reset for Option<T> {
+    #[inline]
+    fn reset(&mut self) {
+        *self = None;
+    }
+}
+
+impl<T: Reset + ?Sized> Reset for Box<T> {
+    #[inline]
+    fn reset(&mut self) {
+        (**self).reset();
+    }
+    fn heap_bytes(&self) -> usize {
+        core::mem::size_of_val::<T>(self).saturating_add((**self).heap_bytes())
+    }
+}
+
+impl<T: Reset> Reset for [T] {
+    fn reset(&mut self) {
+        self.iter_mut().for_each(T::reset);
+    }
+    fn heap_bytes(&self) -> usize {
+        self.iter().map(T::heap_bytes).fold(0, usize::saturating_add)
+    }
+}
+
+impl<T: Reset, const N: usize> Reset for [T; N] {
+    #[inline]
+    fn reset(&mut self) {
+        self.as_mut_slice().reset();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.as_slice().heap_bytes()
+    }
+}
+
+macro_rules! reset_tuple {
+    ($($name:ident . $idx:tt),+) => {
+        impl<$($name: Reset),+> Reset for ($($name,)+) {
+            #[inline]
+            fn reset(&mut self) {
+                $(self.$idx.reset();)+
+            }
+            fn heap_bytes(&self) -> usize {
+                0_usize $(.saturating_add(self.$idx.heap_bytes()))+
+            }
+        }
+    };
+}
+
+reset_tuple!(A.0);
+reset_tuple!(A.0, B.1);
+reset_tuple!(A.0, B.1, C.2);
+reset_tuple!(A.0, B.1, C.2, D.3);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
+reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+
+impl<T: Copy + Default> Reset for Cell<T> {
+    #[inline]
+    fn reset(&mut self) {
+        *self.get_mut() = T::default();
+    }
+}
+
+impl<T: Reset + ?Sized> Reset for RefCell<T> {
+    fn reset(&mut self) {
+        self.get_mut().reset();
+    }
+    fn heap_bytes(&self) -> usize {
+        // A shared borrow may be live elsewhere only through `&self`; if it is
+        // mutably borrowed we cannot look, and report nothing.
+        self.try_borrow().map_or(0, |inner| inner.heap_bytes())
+    }
+}
+
+impl<T: Reset + ?Sized> Reset for Mutex<T> {
+    fn reset(&mut self) {
+        self.get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .reset();
+        self.clear_poison();
+    }
+    fn heap_bytes(&self) -> usize {
+        match self.try_lock() {
+            Ok(inner) => inner.heap_bytes(),
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
+            Err(std::sync::TryLockError::WouldBlock) => 0,
+        }
+    }
+}
+
+impl<T: Reset + ?Sized> Reset for RwLock<T> {
+    fn reset(&mut self) {
+        self.get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .reset();
+        self.clear_poison();
+    }
+    fn heap_bytes(&self) -> usize {
+        match self.try_read() {
+            Ok(inner) => inner.heap_bytes(),
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
+            Err(std::sync::TryLockError::WouldBlock) => 0,
+        }
+    }
+}
+
+/// Give back capacity above a limit: the rule behind `#[poolable(max_capacity = N)]`.
+///
+/// After a field is reset, the derive calls `shrink_to(N)` on it, so one huge
+/// request does not keep a huge buffer resident in the pool. `N` counts
+/// elements (bytes for `String`), as the std `shrink_to` methods do.
+///
+/// ```
+/// use poolable::Shrink;
+///
+/// let mut v: Vec<u8> = Vec::with_capacity(1 << 20);
+/// Shrink::shrink_to(&mut v, 4096);
+/// assert!(v.capacity() <= 4096);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`max_capacity` needs a collection with spare capacity; `{Self}` has none",
+    label = "`{Self}` does not implement `poolable::Shrink`",
+    note = "`max_capacity` works on `Vec`, `String`, `VecDeque`, `HashMap`, `HashSet` and `BinaryHeap`, or any type that implements `poolable::Shrink`"
+)]
+pub trait Shrink {
+    /// Reduce the capacity to at most `capacity` (elements), if it is larger.
+    ///
+    /// ```
+    /// use poolable::Shrink;
+    ///
+    /// let mut s = String::with_capacity(1000);
+    /// Shrink::shrink_to(&mut s, 10);
+    /// assert!(s.capacity() <= 10);
+    /// ```
+    fn shrink_to(&mut self, capacity: usize);
+}
+
+macro_rules! shrink_via_std {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {
+        $(impl<$($gen)*> Shrink for $ty {
+            #[inline]
+            fn shrink_to(&mut self, capacity: usize) {
+                if self.capacity() > capacity {
+                    <$ty>::shrink_to(self, capacity);
+                }
+            }
+        })*
+    };
+}
+
+shrink_via_std! {
+    impl[] String;
+    impl[T] Vec<T>;
+    impl[T] VecDeque<T>;
+    impl[T: Ord] BinaryHeap<T>;
+    impl[K: Eq + core::hash::Hash, V, S: BuildHasher] HashMap<K, V, S>;
+    impl[T: Eq + core::hash::Hash, S: BuildHasher] HashSet<T, S>;
+}
+
+/// Overwrite a buffer's whole allocation with zeros and empty it: the rule
+/// behind `#[poolable(zeroize)]`.
+///
+/// `clear()` only forgets the length, so the bytes of the last secret stay in
+/// the spare capacity, where `unsafe` code, a `set_len`, or a memory dump can
+/// still read them. `zeroize` writes zeros over every byte up to the capacity
+/// before the value goes back to the pool. The writes are followed by a
+/// compiler fence and an optimisation barrier so they are not removed as dead
+/// stores. The capacity is kept.
+///
+/// ```
+/// use poolable::Zeroize;
+///
+/// let mut secret = String::from("user=ada secret=hunter2");
+/// let cap = secret.capacity();
+/// secret.zeroize();
+/// assert!(secret.is_empty());
+/// assert_eq!(secret.capacity(), cap);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`zeroize` wipes byte buffers; `{Self}` is not one",
+    label = "`{Self}` does not implement `poolable::Zeroize`",
+    note = "`zeroize` works on `Vec<u8>`, `String`, `Box<[u8]>` and `[u8; N]`, or any type that implements `poolable::Zeroize`"
+)]
+pub trait Zeroize {
+    /// Write zeros over the whole allocation, then empty the value.
+    ///
+    /// ```
+    /// use poolable::Zeroize;
+    ///
+    /// let mut key = [0xAB_u8; 32];
+    /// key.zeroize();
+    /// assert_eq!(key, [0; 32]);
+    /// ```
+    fn zeroize(&mut self);
+}
+
+/// Keep the zeroing stores: the compiler must assume the bytes are read.
+#[inline]
+fn keep_stores(bytes: &mut [u8]) {
+    atomic::compiler_fence(atomic::Ordering::SeqCst);
+    core::hint::black_box(bytes);
+}
+
+impl Zeroize for Vec<u8> {
+    fn zeroize(&mut self) {
+        self.fill(0);
+        // `resize` writes the zeros into the spare capacity without `unsafe`.
+        self.resize(self.capacity(), 0);
+        keep_stores(self);
+        self.clear();
+    }
+}
+
+impl Zeroize for String {
+    fn zeroize(&mut self) {
+        let mut bytes = core::mem::take(self).into_bytes();
+        bytes.zeroize();
+        // An empty buffer is valid UTF-8, so this keeps the allocation.
+        *self = String::from_utf8(bytes).unwrap_or_default();
+    }
+}
+
+impl Zeroize for Box<[u8]> {
+    fn zeroize(&mut self) {
+        self.fill(0);
+        keep_stores(self);
+    }
+}
+
+impl<const N: usize> Zeroize for [u8; N] {
+    fn zeroize(&mut self) {
+        self.fill(0);
+        keep_stores(self);
+    }
+}

@@ -1,0 +1,61 @@
+//! The concurrency primitives of the storage, switched to loom's
+//! model-checked versions under `cfg(loom)` (the sharded-slab and tokio
+//! pattern), so the code that runs is the code that is checked.
+//!
+//! Reference counting stays on `std::sync::Arc` in both builds: the pool needs
+//! `Weak` for its global registry, which loom does not model, and the
+//! interesting interleavings are in the mutexes and atomics below.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::{
+    Mutex, MutexGuard,
+    atomic::{AtomicBool, AtomicU64, AtomicUsize},
+};
+#[cfg(loom)]
+pub(crate) use loom::thread::LocalKey;
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::{
+    Mutex, MutexGuard,
+    atomic::{AtomicBool, AtomicU64, AtomicUsize},
+};
+#[cfg(not(loom))]
+pub(crate) use std::thread::LocalKey;
+
+pub(crate) use core::sync::atomic::Ordering;
+pub(crate) use std::sync::{Arc, Weak};
+
+/// Lock a mutex, ignoring poison.
+///
+/// The storage never runs user code while it holds a lock (values are moved
+/// out and dropped after the guard is gone), so a poisoned lock can only come
+/// from a bug in this crate; the data under it is still a valid list of
+/// reset values.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A `thread_local!` that is const-initialised in normal builds (no lazy-init
+/// check on the hot path) and a loom thread-local under the model checker.
+macro_rules! thread_local_const {
+    ($(#[$attr:meta])* static $name:ident: $ty:ty = $init:expr;) => {
+        #[cfg(not(loom))]
+        std::thread_local! { $(#[$attr])* static $name: $ty = const { $init }; }
+        #[cfg(loom)]
+        loom::thread_local! { $(#[$attr])* static $name: $ty = $init; }
+    };
+}
+pub(crate) use thread_local_const;
+
+/// Pads and aligns a value to its own cache line(s), so that two shards never
+/// share one (crossbeam's `CachePadded`, reduced to what we need: 128 bytes
+/// covers x86-64's adjacent-line prefetcher and aarch64's 128-byte lines).
+#[repr(align(128))]
+pub(crate) struct CachePadded<T>(pub(crate) T);
+
+impl<T> core::ops::Deref for CachePadded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
