@@ -31,7 +31,11 @@ fn handle(user: &str, secret: Option<&str>) -> (usize, String) {
     }
     req.headers.push(("x-user".into(), user.into()));
     req.trace_id = Some(42);
-    let line = format!("user={} secret={}", req.user, String::from_utf8_lossy(&req.secret));
+    let line = format!(
+        "user={} secret={}",
+        req.user,
+        String::from_utf8_lossy(&req.secret)
+    );
     let buffer = req.user.as_ptr() as usize;
     drop(req); // reset (the secret's whole buffer zeroed) and returned to the pool
     (buffer, line)
@@ -42,7 +46,10 @@ fn main() {
     let (second_buf, second) = handle("bob", None);
     println!("request 1: {first}");
     println!("request 2: {second}");
-    assert_eq!(second, "user=bob secret=", "the second request saw the first one's secret");
+    assert_eq!(
+        second, "user=bob secret=",
+        "the second request saw the first one's secret"
+    );
 
     println!(
         "same `user` buffer reused: {}",

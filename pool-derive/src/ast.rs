@@ -73,6 +73,11 @@ pub struct FieldAttrs {
 
 impl Default for FieldAttrs {
     fn default() -> Self {
-        FieldAttrs { rule: Rule::Reset, max_capacity: None, zeroize: None, heap_bytes: None }
+        FieldAttrs {
+            rule: Rule::Reset,
+            max_capacity: None,
+            zeroize: None,
+            heap_bytes: None,
+        }
     }
 }

@@ -8,10 +8,19 @@ use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, ExprPath, Fields, Lit, LitStr, Member, Token};
+use syn::{
+    Attribute, Data, DeriveInput, Expr, ExprLit, ExprPath, Fields, Lit, LitStr, Member, Token,
+};
 
 const CONTAINER_KEYS: &[&str] = &["new", "max_retained", "max_bytes", "crate", "bound"];
-const FIELD_KEYS: &[&str] = &["skip", "default", "with", "max_capacity", "zeroize", "heap_bytes"];
+const FIELD_KEYS: &[&str] = &[
+    "skip",
+    "default",
+    "with",
+    "max_capacity",
+    "zeroize",
+    "heap_bytes",
+];
 
 /// Read the input into the IR, or report every mistake in it.
 pub fn container<'a>(input: &'a DeriveInput, derive: Derive) -> syn::Result<Container<'a>> {
@@ -44,18 +53,23 @@ pub fn container<'a>(input: &'a DeriveInput, derive: Derive) -> syn::Result<Cont
         }
     };
 
-    if derive == Derive::Poolable {
-        if let Some(lifetime) = input.generics.lifetimes().next() {
-            errors.spanned(
-                lifetime,
-                "`#[derive(Poolable)]` needs a `'static` type, because its pool is a `static`; \
-                 use `#[derive(Reset)]` for a type that borrows",
-            );
-        }
+    if derive == Derive::Poolable
+        && let Some(lifetime) = input.generics.lifetimes().next()
+    {
+        errors.spanned(
+            lifetime,
+            "`#[derive(Poolable)]` needs a `'static` type, because its pool is a `static`; \
+             use `#[derive(Reset)]` for a type that borrows",
+        );
     }
 
     errors.finish()?;
-    Ok(Container { ident: &input.ident, generics: &input.generics, attrs, fields })
+    Ok(Container {
+        ident: &input.ident,
+        generics: &input.generics,
+        attrs,
+        fields,
+    })
 }
 
 fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
@@ -74,9 +88,16 @@ fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
             }
             let member = match &field.ident {
                 Some(ident) => Member::Named(ident.clone()),
-                None => Member::Unnamed(syn::Index { index: index as u32, span: field.ty.span() }),
+                None => Member::Unnamed(syn::Index {
+                    index: index as u32,
+                    span: field.ty.span(),
+                }),
             };
-            Field { member, ty: &field.ty, attrs: field_attrs(&field.attrs, errors) }
+            Field {
+                member,
+                ty: &field.ty,
+                attrs: field_attrs(&field.attrs, errors),
+            }
         })
         .collect()
 }
@@ -184,11 +205,14 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
         let result = attr.parse_nested_meta(|meta| {
             let key = key_of(&meta);
             let mut set_rule = |rule: Rule, errors: &mut Errors| {
-                if let Some((other, _)) = &rule_key {
-                    if *other != key {
-                        errors.spanned(&meta.path, format!("`{key}` conflicts with `{other}`: a field has one reset rule"));
-                        return;
-                    }
+                if let Some((other, _)) = &rule_key
+                    && *other != key
+                {
+                    errors.spanned(
+                        &meta.path,
+                        format!("`{key}` conflicts with `{other}`: a field has one reset rule"),
+                    );
+                    return;
                 }
                 if seen.first(&meta, &key, errors) {
                     rule_key = Some((key.clone(), meta.path.span()));
@@ -233,7 +257,12 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     Ok(())
                 }
                 _ if CONTAINER_KEYS.contains(&key.as_str()) => {
-                    errors.spanned(&meta.path, format!("`{key}` is a container attribute; put it on the struct, not on a field"));
+                    errors.spanned(
+                        &meta.path,
+                        format!(
+                            "`{key}` is a container attribute; put it on the struct, not on a field"
+                        ),
+                    );
                     skip_value(&meta)
                 }
                 _ => {
@@ -246,16 +275,23 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             errors.push(error);
         }
     }
-    if let (Rule::Skip, Some((_, skip))) = (&out.rule, &rule_key) {
-        if out.max_capacity.is_some() || out.zeroize.is_some() {
-            errors.push(syn::Error::new(*skip, "`skip` leaves the field untouched, so `max_capacity` and `zeroize` cannot apply to it"));
-        }
+    if let (Rule::Skip, Some((_, skip))) = (&out.rule, &rule_key)
+        && (out.max_capacity.is_some() || out.zeroize.is_some())
+    {
+        errors.push(syn::Error::new(
+            *skip,
+            "`skip` leaves the field untouched, so `max_capacity` and `zeroize` cannot apply to it",
+        ));
     }
     out
 }
 
 fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
-    let list = expected.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let list = expected
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     format!("unknown poolable {place} attribute `{key}`; expected one of {list}")
 }
 
@@ -272,7 +308,9 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 
 fn no_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(format!("`{key}` takes no value: write `#[poolable({key})]`")));
+        return Err(meta.error(format!(
+            "`{key}` takes no value: write `#[poolable({key})]`"
+        )));
     }
     Ok(())
 }
@@ -282,15 +320,23 @@ fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<ExprPath> {
     let expr: Expr = meta.value()?.parse()?;
     match expr {
         Expr::Path(path) => Ok(path),
-        other => Err(syn::Error::new_spanned(other, format!("`{key}` takes a path to a function, like `{key} = my_fn`"))),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes a path to a function, like `{key} = my_fn`"),
+        )),
     }
 }
 
 fn string_value(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
     let expr: Expr = meta.value()?.parse()?;
     match expr {
-        Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => Ok(lit),
-        other => Err(syn::Error::new_spanned(other, format!("expected a string, like `{example}`"))),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("expected a string, like `{example}`"),
+        )),
     }
 }
 
@@ -299,15 +345,24 @@ fn string_value(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr
 fn usize_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Expr> {
     let expr: Expr = meta.value()?.parse()?;
     match &expr {
-        Expr::Lit(ExprLit { lit: Lit::Int(int), .. }) => {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => {
             if !matches!(int.suffix(), "" | "usize") {
-                return Err(syn::Error::new(int.span(), format!("`{key}` is a `usize`; drop the `{}` suffix", int.suffix())));
+                return Err(syn::Error::new(
+                    int.span(),
+                    format!("`{key}` is a `usize`; drop the `{}` suffix", int.suffix()),
+                ));
             }
-            int.base10_parse::<usize>()
-                .map_err(|_| syn::Error::new(int.span(), format!("`{key}` must fit in a `usize`")))?;
+            int.base10_parse::<usize>().map_err(|_| {
+                syn::Error::new(int.span(), format!("`{key}` must fit in a `usize`"))
+            })?;
             Ok(expr)
         }
-        Expr::Lit(other) => Err(syn::Error::new_spanned(other, format!("`{key}` takes an integer, like `{key} = 1024`"))),
+        Expr::Lit(other) => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` takes an integer, like `{key} = 1024`"),
+        )),
         _ => Ok(expr),
     }
 }

@@ -5,16 +5,20 @@
 use crate::ast::{Container, Derive, Field, Rule};
 use crate::attr;
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use std::collections::BTreeSet;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Ident, Path, Type, WherePredicate, parse_quote};
 
 pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     let cont = attr::container(input, derive)?;
-    let krate: Path = cont.attrs.krate.clone().unwrap_or_else(|| parse_quote!(::poolable));
+    let krate: Path = cont
+        .attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| parse_quote!(::poolable));
 
-    let reset = reset_impl(&cont, &krate);
+    let reset = reset_impl(&cont, &krate, derive);
     let poolable = match derive {
         Derive::Poolable => poolable_impl(&cont, &krate),
         Derive::Reset => TokenStream::new(),
@@ -29,12 +33,33 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     })
 }
 
-fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+fn reset_impl(cont: &Container<'_>, krate: &Path, derive: Derive) -> TokenStream {
     let ident = cont.ident;
+    // The thread caches of a derived type's own pool live in a
+    // `thread_local!` of its own, which the runtime reaches through this
+    // method: a direct thread-local access once inlined. Generic types cannot
+    // have one (a `static` in a generic fn is shared by all instantiations).
+    let thread_cache = (derive == Derive::Poolable && !is_generic(cont)).then(|| {
+        quote! {
+            #[inline(always)]
+            fn __thread_cache() -> ::core::option::Option<
+                &'static #krate::__private::LocalKey<#krate::__private::LocalCell<Self>>,
+            > {
+                ::std::thread_local! {
+                    static CACHE: #krate::__private::LocalCell<#ident> =
+                        const { #krate::__private::new_cell() };
+                }
+                ::core::option::Option::Some(&CACHE)
+            }
+        }
+    });
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let where_clause = where_clause(cont, reset_bounds(cont, krate));
     let resets = cont.fields.iter().map(|field| reset_field(field, krate));
-    let sizes = cont.fields.iter().filter_map(|field| field_heap_bytes(field, krate));
+    let sizes = cont
+        .fields
+        .iter()
+        .filter_map(|field| field_heap_bytes(field, krate));
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
@@ -47,6 +72,8 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             fn heap_bytes(&self) -> usize {
                 0usize #(.saturating_add(#sizes))*
             }
+
+            #thread_cache
         }
     }
 }
@@ -56,18 +83,20 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
     let Field { member, ty, attrs } = field;
     let span = ty.span();
-    let zeroize = attrs.zeroize.map(|_| {
-        quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut self.#member);)
-    });
+    let zeroize = attrs
+        .zeroize
+        .map(|_| quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut self.#member);));
     let rule = match &attrs.rule {
         Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut self.#member);),
         Rule::Skip => TokenStream::new(),
-        Rule::Default => quote_spanned!(span=> self.#member = <#ty as ::core::default::Default>::default();),
+        Rule::Default => {
+            quote_spanned!(span=> self.#member = <#ty as ::core::default::Default>::default();)
+        }
         Rule::With(path) => quote_spanned!(path.span()=> #path(&mut self.#member);),
     };
-    let shrink = attrs.max_capacity.as_ref().map(|cap| {
-        quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);)
-    });
+    let shrink = attrs.max_capacity.as_ref().map(
+        |cap| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);),
+    );
     quote!(#zeroize #rule #shrink)
 }
 
@@ -78,7 +107,9 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field { member, ty, attrs } = field;
     match (&attrs.heap_bytes, &attrs.rule) {
         (Some(path), _) => Some(quote_spanned!(path.span()=> #path(&self.#member))),
-        (None, Rule::Reset) => Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&self.#member))),
+        (None, Rule::Reset) => {
+            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&self.#member)))
+        }
         (None, _) => None,
     }
 }
@@ -91,7 +122,11 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
     if let Some(bound) = &cont.attrs.bound {
         return bound.clone();
     }
-    let params: BTreeSet<Ident> = cont.generics.type_params().map(|p| p.ident.clone()).collect();
+    let params: BTreeSet<Ident> = cont
+        .generics
+        .type_params()
+        .map(|p| p.ident.clone())
+        .collect();
     if params.is_empty() {
         return Vec::new();
     }
@@ -115,7 +150,10 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
             bounds.push(parse_quote!(#ty: #krate::Zeroize));
         }
     }
-    let mut all: Vec<WherePredicate> = reset_params.into_iter().map(|p| parse_quote!(#p: #krate::Reset)).collect();
+    let mut all: Vec<WherePredicate> = reset_params
+        .into_iter()
+        .map(|p| parse_quote!(#p: #krate::Reset))
+        .collect();
     all.extend(bounds);
     all
 }
@@ -123,7 +161,10 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
 fn where_clause(cont: &Container<'_>, extra: Vec<WherePredicate>) -> Option<syn::WhereClause> {
     let mut clause = cont.generics.where_clause.clone();
     if !extra.is_empty() {
-        clause.get_or_insert_with(|| parse_quote!(where)).predicates.extend(extra);
+        clause
+            .get_or_insert_with(|| parse_quote!(where))
+            .predicates
+            .extend(extra);
     }
     clause
 }
@@ -147,32 +188,43 @@ fn type_params_in(ty: &Type, params: &BTreeSet<Ident>) -> BTreeSet<Ident> {
     found
 }
 
+fn is_generic(cont: &Container<'_>) -> bool {
+    cont.generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, GenericParam::Lifetime(_)))
+}
+
 fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let new = match &cont.attrs.new {
         Some(path) => quote!(#path),
-        None => quote_spanned!(ident.span()=> <#ident #ty_generics as ::core::default::Default>::default),
+        None => {
+            quote_spanned!(ident.span()=> <#ident #ty_generics as ::core::default::Default>::default)
+        }
     };
-    let max_retained = cont.attrs.max_retained.as_ref().map(|n| quote!(.max_retained(#n)));
-    let max_bytes = cont.attrs.max_bytes.as_ref().map(|n| quote!(.max_bytes(#n)));
+    let max_retained = cont
+        .attrs
+        .max_retained
+        .as_ref()
+        .map(|n| quote!(.max_retained(#n)));
+    let max_bytes = cont
+        .attrs
+        .max_bytes
+        .as_ref()
+        .map(|n| quote!(.max_bytes(#n)));
 
-    let is_generic = cont.generics.params.iter().any(|p| !matches!(p, GenericParam::Lifetime(_)));
-    if !is_generic {
-        let local = format_ident!("__POOLABLE_LOCAL_{}", ident);
+    if !is_generic(cont) {
         return quote! {
             #[automatically_derived]
             impl #krate::Poolable for #ident {
                 #[inline]
                 fn pool() -> &'static #krate::Pool<Self> {
-                    ::std::thread_local! {
-                        static #local: #krate::__private::LocalCell<#ident> =
-                            const { #krate::__private::new_cell() };
-                    }
                     static POOL: #krate::Pool<#ident> = #krate::Pool::with_new(#new)
                         #max_retained
                         #max_bytes
-                        .__with_local_key(&#local);
+                        .__type_pool();
                     &POOL
                 }
             }

@@ -49,7 +49,10 @@ pub struct Pooled<'a, T: Reset + Send + 'static> {
 
 impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     pub(crate) fn new(pool: &'a Pool<T>, value: T) -> Self {
-        Pooled { pool, value: Some(value) }
+        Pooled {
+            pool,
+            value: Some(value),
+        }
     }
 
     /// Take the value out for good: it will not return to the pool

@@ -87,7 +87,7 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::local::{LocalCache, new_cell};
+    pub use crate::local::{LocalCache, LocalCell, new_cell};
     pub use crate::registry::generic_pool;
-    pub use crate::shard::LocalCell;
+    pub use std::thread::LocalKey;
 }

@@ -8,7 +8,8 @@
 //!
 //! Where the cache lives:
 //! - a type with `#[derive(Poolable)]` gets its own `thread_local!`,
-//!   generated next to its static pool (the fastest lookup there is);
+//!   generated with its `Reset` impl and used by its static pool (the
+//!   fastest lookup there is: a direct thread-local access);
 //! - every other pool (a user `static Pool<Vec<u8>>`, a pool on the heap) uses
 //!   one slot of a per-thread table, indexed by the pool's id.
 //!
@@ -19,11 +20,15 @@
 //! victim lists), two or more means they were idle across two (dropped). A
 //! thread's cache is flushed to the shards when the thread exits.
 
-use crate::shard::{Entry, LocalCell, Shared};
+use crate::Reset;
+use crate::shard::{Entry, Shared};
 use crate::stats::{Counters, Event};
 use crate::sync::{Arc, thread_local_const};
 use core::any::Any;
 use core::cell::{Cell, RefCell};
+
+/// The thread-local cell that holds a thread's cache for a derived type's pool.
+pub type LocalCell<T> = RefCell<Option<LocalCache<T>>>;
 
 /// One thread's cache for one pool.
 #[doc(hidden)]
@@ -70,35 +75,35 @@ impl<T: 'static> LocalCache<T> {
     }
 
     /// Age the cache by the trims that happened since it last looked.
-    /// Returns the entries that must be dropped (outside any borrow).
     #[inline]
-    pub(crate) fn catch_up(&mut self) -> Vec<Entry<T>> {
+    pub(crate) fn catch_up(&mut self) {
         let now = self.shared.generation();
-        if now == self.generation {
-            return Vec::new();
+        if now != self.generation {
+            self.age(now);
         }
-        self.age(now)
     }
 
     #[cold]
-    fn age(&mut self, now: u64) -> Vec<Entry<T>> {
+    fn age(&mut self, now: u64) {
         let behind = now.wrapping_sub(self.generation);
         self.generation = now;
         if behind == 1 {
             self.shared.demote(self.home, &mut self.items);
         }
-        // Two or more trims behind, or no room among the victims: idle too long.
-        let cap = self.cap();
-        let dead = core::mem::replace(&mut self.items, Vec::with_capacity(cap));
-        self.counters.add_owned(Event::DroppedIdle, dead.len() as u64);
+        // Two or more trims behind, or no room among the victims: idle too
+        // long. They are dropped here, with this thread's cache borrowed: a
+        // `Drop` that uses the pool meanwhile goes to the shards instead.
+        self.counters
+            .add_owned(Event::DroppedIdle, self.items.len() as u64);
+        self.items.clear();
         self.bytes = 0;
         self.publish();
-        dead
     }
 
     /// Take an idle entry: from this cache, else refill from the shards.
     #[inline]
-    pub(crate) fn take(&mut self) -> Option<Entry<T>> {
+    pub(crate) fn take(&mut self) -> Option<T> {
+        self.catch_up();
         self.counters.add_owned(Event::Get, 1);
         let entry = match self.items.pop() {
             Some(entry) => entry,
@@ -106,7 +111,7 @@ impl<T: 'static> LocalCache<T> {
         };
         self.bytes -= entry.bytes;
         self.publish();
-        Some(entry)
+        Some(entry.value)
     }
 
     #[cold]
@@ -120,23 +125,23 @@ impl<T: 'static> LocalCache<T> {
         self.items.pop()
     }
 
-    /// Keep a returned entry, or hand it back if it is over the size cap or
-    /// there is no room in this cache or the shards.
+    /// Keep a returned entry, or drop it if it is over the size cap or there
+    /// is no room in this cache or the shards.
     #[inline]
-    pub(crate) fn give(&mut self, entry: Entry<T>) -> Result<(), Entry<T>> {
+    pub(crate) fn give(&mut self, entry: Entry<T>) {
+        self.catch_up();
         self.counters.add_owned(Event::Put, 1);
         if entry.bytes > self.shared.limits.max_bytes {
             self.counters.add_owned(Event::DroppedOversize, 1);
-            return Err(entry);
+            return;
         }
         if self.items.len() >= self.cap() && !self.spill() {
             self.counters.add_owned(Event::DroppedFull, 1);
-            return Err(entry);
+            return;
         }
         self.bytes += entry.bytes;
         self.items.push(entry);
         self.publish();
-        Ok(())
     }
 
     /// Move the older half of a full cache to the shards. True if room was made.
@@ -163,7 +168,8 @@ impl<T: 'static> Drop for LocalCache<T> {
     fn drop(&mut self) {
         let n = self.items.len();
         let moved = self.shared.push_batch(self.home, &mut self.items, n);
-        self.counters.add_owned(Event::DroppedFull, (n - moved) as u64);
+        self.counters
+            .add_owned(Event::DroppedFull, (n - moved) as u64);
         self.counters.set_cached(0, 0);
         self.shared.unregister(&self.counters);
         // `self.items` (whatever found no room) drops after this body.
@@ -217,81 +223,90 @@ pub(crate) fn home_shard<T>(shared: &Shared<T>) -> usize {
 /// or `create` is false and the thread never used this pool. Callers then
 /// fall back to the shards.
 #[inline]
-pub(crate) fn with<T: 'static, R>(
+pub(crate) fn with<T: Reset + 'static, R>(
     shared: &Arc<Shared<T>>,
     create: bool,
     f: impl FnOnce(&mut LocalCache<T>) -> R,
 ) -> Option<R> {
-    let mut f = Some(f);
-    let mut out = None;
-    let mut run = |cache: &mut LocalCache<T>| {
-        if let Some(f) = f.take() {
-            out = Some(f(cache));
-        }
-    };
-    match shared.local_key {
-        Some(key) => {
-            let _ = key.try_with(|cell| with_cell(cell, shared, create, &mut run));
-        }
-        None => {
-            let _ = TABLE.try_with(|table| with_table(table, shared, create, &mut run));
-        }
+    // `T::__thread_cache()` is a constant after inlining: for a derived type
+    // the access below compiles to a direct thread-local access.
+    match T::__thread_cache() {
+        Some(key) if shared.use_type_cache => key
+            .try_with(|cell| with_cell(cell, shared, create, f))
+            .ok()
+            .flatten(),
+        _ => TABLE
+            .try_with(|table| with_table(table, shared, create, f))
+            .ok()
+            .flatten(),
     }
-    out
 }
 
 #[inline]
-fn with_cell<T>(
+fn with_cell<T: 'static, R>(
     cell: &LocalCell<T>,
     shared: &Arc<Shared<T>>,
     create: bool,
-    run: &mut impl FnMut(&mut LocalCache<T>),
-) {
-    let Ok(mut slot) = cell.try_borrow_mut() else { return };
-    let ours = matches!(&*slot, Some(cache) if Arc::ptr_eq(&cache.shared, shared));
-    if !ours {
-        if !create {
-            return;
-        }
-        *slot = Some(LocalCache::new(shared));
+    f: impl FnOnce(&mut LocalCache<T>) -> R,
+) -> Option<R> {
+    let mut slot = cell.try_borrow_mut().ok()?;
+    if let Some(cache) = &mut *slot
+        && Arc::ptr_eq(&cache.shared, shared)
+    {
+        return Some(f(cache));
     }
-    if let Some(cache) = slot.as_mut() {
-        run(cache);
+    if !create {
+        return None;
     }
+    Some(f(link(&mut slot, shared)))
+}
+
+/// Give this thread a cache for `shared` in `slot` (first use on this thread).
+#[cold]
+#[inline(never)]
+fn link<'s, T: 'static>(
+    slot: &'s mut Option<LocalCache<T>>,
+    shared: &Arc<Shared<T>>,
+) -> &'s mut LocalCache<T> {
+    slot.insert(LocalCache::new(shared))
 }
 
 #[inline]
-fn with_table<T: 'static>(
+fn with_table<T: 'static, R>(
     table: &Table,
     shared: &Arc<Shared<T>>,
     create: bool,
-    run: &mut impl FnMut(&mut LocalCache<T>),
-) {
-    let Ok(mut table) = table.try_borrow_mut() else { return };
+    f: impl FnOnce(&mut LocalCache<T>) -> R,
+) -> Option<R> {
+    let mut table = table.try_borrow_mut().ok()?;
     let id = shared.id;
-    let ours = table.get(id).and_then(Option::as_ref).is_some();
-    if !ours {
+    if table.get(id).is_none_or(Option::is_none) {
         if !create {
-            return;
+            return None;
         }
-        // Free the caches of pools dropped since this thread last got here.
-        for slot in table.iter_mut() {
-            if slot.as_ref().is_some_and(|s| s.pool_closed()) {
-                *slot = None;
-            }
-        }
-        if table.len() <= id {
-            table.resize_with(id + 1, || None);
-        }
-        table[id] = Some(Box::new(LocalCache::new(shared)));
+        link_table(&mut table, shared);
     }
     // Ids are unique among live pools and a cache keeps its pool's shared
     // state alive, so the slot at `id` belongs to this pool and the downcast
     // cannot fail; if it ever did, the caller would fall back to the shards.
-    let slot = table.get_mut(id).and_then(Option::as_mut);
-    if let Some(cache) = slot.and_then(|s| (&mut **s as &mut dyn Any).downcast_mut::<LocalCache<T>>()) {
-        run(cache);
+    let slot: &mut dyn Any = &mut **table.get_mut(id)?.as_mut()?;
+    slot.downcast_mut::<LocalCache<T>>().map(f)
+}
+
+#[cold]
+#[inline(never)]
+fn link_table<T: 'static>(table: &mut Vec<Option<Box<dyn TableSlot>>>, shared: &Arc<Shared<T>>) {
+    // Free the caches of pools dropped since this thread last got here.
+    for slot in table.iter_mut() {
+        if slot.as_ref().is_some_and(|s| s.pool_closed()) {
+            *slot = None;
+        }
     }
+    let id = shared.id;
+    if table.len() <= id {
+        table.resize_with(id + 1, || None);
+    }
+    table[id] = Some(Box::new(LocalCache::new(shared)));
 }
 
 /// An empty cell for a derive-generated `thread_local!`.

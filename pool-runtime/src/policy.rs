@@ -111,16 +111,25 @@ mod tests {
     fn shard_caps_and_local_cache_add_up_to_max_retained() {
         for max in [0, 1, 5, 9, 100] {
             for cpus in [1, 2, 3, 7] {
-                let policy = Policy { max_retained: Some(max), ..Policy::DEFAULT };
+                let policy = Policy {
+                    max_retained: Some(max),
+                    ..Policy::DEFAULT
+                };
                 let limits = Limits::resolve(policy, cpus);
-                assert_eq!(limits.local_cap + limits.shard_caps.iter().sum::<usize>(), max);
+                assert_eq!(
+                    limits.local_cap + limits.shard_caps.iter().sum::<usize>(),
+                    max
+                );
             }
         }
     }
 
     #[test]
     fn zero_retention_disables_every_cache() {
-        let policy = Policy { max_retained: Some(0), ..Policy::DEFAULT };
+        let policy = Policy {
+            max_retained: Some(0),
+            ..Policy::DEFAULT
+        };
         let limits = Limits::resolve(policy, 4);
         assert_eq!(limits.local_cap, 0);
         assert!(limits.shard_caps.iter().all(|&c| c == 0));

@@ -6,9 +6,9 @@ use crate::guard::Pooled;
 use crate::local::{self, LocalCache};
 use crate::policy::{self, Limits, Policy};
 use crate::registry;
-use crate::shard::{Entry, LocalCell, Shared};
+use crate::shard::{Entry, Shared};
 use crate::stats::{Event, Stats};
-use crate::sync::{Arc, LocalKey};
+use crate::sync::Arc;
 use once_cell::race::OnceBox;
 
 /// A pool of reusable values of type `T`.
@@ -67,7 +67,9 @@ use once_cell::race::OnceBox;
 pub struct Pool<T: 'static> {
     new: fn() -> T,
     policy: Policy,
-    local_key: Option<&'static LocalKey<LocalCell<T>>>,
+    /// Whether this is the derive-generated pool of `T`, which keeps its
+    /// thread caches in the `thread_local!` the derive generated for `T`.
+    type_pool: bool,
     // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: it is
     // `const`-constructible, so a pool can be a `static`, and its lazy init is
     // lock-free. Two threads that race on first use each allocate the shard
@@ -122,7 +124,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(BIG.get().capacity() >= 1 << 20);
     /// ```
     pub const fn with_new(new: fn() -> T) -> Self {
-        Pool { new, policy: Policy::DEFAULT, local_key: None, shared: OnceBox::new() }
+        Pool {
+            new,
+            policy: Policy::DEFAULT,
+            type_pool: false,
+            shared: OnceBox::new(),
+        }
     }
 
     /// Retain at most about `n` idle values (see the policy section above for
@@ -159,17 +166,18 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self
     }
 
-    /// Use a derive-generated `thread_local!` for this pool's thread caches.
+    /// Mark the derive-generated pool of `T`: its thread caches live in the
+    /// `thread_local!` that `T::__thread_cache` returns.
     #[doc(hidden)]
-    pub const fn __with_local_key(mut self, key: &'static LocalKey<LocalCell<T>>) -> Self {
-        self.local_key = Some(key);
+    pub const fn __type_pool(mut self) -> Self {
+        self.type_pool = true;
         self
     }
 
     fn shared(&self) -> &Arc<Shared<T>> {
         self.shared.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus());
-            let shared = Arc::new(Shared::new(limits, self.local_key));
+            let shared = Arc::new(Shared::new(limits, self.type_pool));
             registry::register(&shared);
             Box::new(shared)
         })
@@ -191,29 +199,21 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline]
     pub fn get(&self) -> Pooled<'_, T> {
         let shared = self.shared();
-        let taken = local::with(shared, true, |cache| (cache.catch_up(), cache.take()));
-        let entry = match taken {
-            Some((aged, entry)) => {
-                drop(aged);
-                entry
-            }
+        let value = match local::with(shared, true, LocalCache::take) {
+            Some(taken) => taken,
             None => self.take_without_cache(shared),
         };
-        let value = match entry {
-            Some(entry) => entry.value,
-            None => (self.new)(),
-        };
-        Pooled::new(self, value)
+        Pooled::new(self, value.unwrap_or_else(self.new))
     }
 
     #[cold]
-    fn take_without_cache(&self, shared: &Shared<T>) -> Option<Entry<T>> {
+    fn take_without_cache(&self, shared: &Shared<T>) -> Option<T> {
         shared.count(Event::Get, 1);
         let entry = shared.pop_one(local::home_shard(shared));
         if entry.is_none() {
             shared.count(Event::Miss, 1);
         }
-        entry
+        entry.map(|e| e.value)
     }
 
     /// Reset `value` and keep it for reuse, or drop it as the policy says.
@@ -231,24 +231,20 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn put(&self, mut value: T) {
         value.reset();
-        let entry = Entry { bytes: value.heap_bytes(), value };
+        let entry = Entry {
+            bytes: value.heap_bytes(),
+            value,
+        };
         let shared = self.shared();
         let mut entry = Some(entry);
-        let outcome = local::with(shared, true, |cache| {
-            let aged = cache.catch_up();
-            let rejected = entry.take().and_then(|e| cache.give(e).err());
-            (aged, rejected)
+        local::with(shared, true, |cache| {
+            if let Some(entry) = entry.take() {
+                cache.give(entry);
+            }
         });
-        match outcome {
-            Some((aged, rejected)) => {
-                drop(aged);
-                drop(rejected);
-            }
-            None => {
-                if let Some(entry) = entry {
-                    self.put_without_cache(shared, entry);
-                }
-            }
+        // No thread cache (thread exiting, or re-entered from a `Drop`).
+        if let Some(entry) = entry {
+            self.put_without_cache(shared, entry);
         }
     }
 
@@ -267,7 +263,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// returned: detached, or dropped during a panic.
     pub(crate) fn count_unreturned(&self, event: Event) {
         let shared = self.shared();
-        if local::with(shared, false, |cache: &mut LocalCache<T>| cache.count(event)).is_none() {
+        if local::with(shared, false, |cache: &mut LocalCache<T>| {
+            cache.count(event)
+        })
+        .is_none()
+        {
             shared.count(event, 1);
         }
     }
@@ -333,7 +333,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             let dead = shared.clear();
             count_idle(shared, &dead);
             drop(dead);
-            drop(local::with(shared, false, LocalCache::catch_up));
+            local::with(shared, false, LocalCache::catch_up);
         }
     }
 }
@@ -346,11 +346,11 @@ fn count_idle<T>(shared: &Shared<T>, dead: &[Vec<Entry<T>>]) {
 }
 
 /// A trim of one pool, also used by [`trim_all`](crate::trim_all).
-pub(crate) fn trim_shared<T: 'static>(shared: &Arc<Shared<T>>) {
+pub(crate) fn trim_shared<T: Reset + 'static>(shared: &Arc<Shared<T>>) {
     let dead = shared.trim();
     count_idle(shared, &dead);
     drop(dead);
-    drop(local::with(shared, false, LocalCache::catch_up));
+    local::with(shared, false, LocalCache::catch_up);
 }
 
 impl<T: 'static> Drop for Pool<T> {

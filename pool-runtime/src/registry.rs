@@ -1,10 +1,10 @@
 //! The global lists of pools: the pools that [`trim_all`] visits, and the
 //! pools of generic derived types.
 
+use crate::Reset;
 use crate::pool::{Pool, trim_shared};
 use crate::shard::Shared;
 use crate::sync::{Arc, Weak};
-use crate::Reset;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError, RwLock};
@@ -18,7 +18,7 @@ trait Trim: Send + Sync {
     fn trim(self: Arc<Self>);
 }
 
-impl<T: Send + 'static> Trim for Shared<T> {
+impl<T: Reset + Send + 'static> Trim for Shared<T> {
     fn trim(self: Arc<Self>) {
         trim_shared(&self);
     }
@@ -27,7 +27,7 @@ impl<T: Send + 'static> Trim for Shared<T> {
 static POOLS: Mutex<Vec<Weak<dyn Trim>>> = Mutex::new(Vec::new());
 
 /// Record a pool's shared state for `trim_all`; called once, on first use.
-pub(crate) fn register<T: Send + 'static>(shared: &Arc<Shared<T>>) {
+pub(crate) fn register<T: Reset + Send + 'static>(shared: &Arc<Shared<T>>) {
     let weak: Weak<Shared<T>> = Arc::downgrade(shared);
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
@@ -86,8 +86,12 @@ pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'stati
         None => {
             // Build outside the lock: `make` is user-influenced code.
             let fresh: &'static Pool<T> = Box::leak(Box::new(make()));
-            let mut map = GENERIC_POOLS.write().unwrap_or_else(PoisonError::into_inner);
-            *map.get_or_insert_with(HashMap::new).entry(key).or_insert(fresh)
+            let mut map = GENERIC_POOLS
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            *map.get_or_insert_with(HashMap::new)
+                .entry(key)
+                .or_insert(fresh)
         }
     };
     match any.downcast_ref::<Pool<T>>() {

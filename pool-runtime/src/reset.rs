@@ -106,6 +106,17 @@ pub trait Reset {
     fn heap_bytes(&self) -> usize {
         0
     }
+
+    /// The thread-local cell that `#[derive(Poolable)]` generates for the
+    /// type's own pool; `None` for every other type. Not a public API.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __thread_cache() -> Option<&'static crate::sync::LocalKey<crate::local::LocalCell<Self>>>
+    where
+        Self: Sized + 'static,
+    {
+        None
+    }
 }
 
 macro_rules! reset_to {
@@ -273,7 +284,9 @@ impl<T: Reset> Reset for [T] {
         self.iter_mut().for_each(T::reset);
     }
     fn heap_bytes(&self) -> usize {
-        self.iter().map(T::heap_bytes).fold(0, usize::saturating_add)
+        self.iter()
+            .map(T::heap_bytes)
+            .fold(0, usize::saturating_add)
     }
 }
 

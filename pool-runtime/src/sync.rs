@@ -32,7 +32,9 @@ pub(crate) use std::sync::{Arc, Weak};
 /// from a bug in this crate; the data under it is still a valid list of
 /// reset values.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A `thread_local!` that is const-initialised in normal builds (no lazy-init

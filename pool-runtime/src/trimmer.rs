@@ -30,15 +30,18 @@ use std::time::Duration;
 /// ```
 pub fn spawn(interval: Duration) -> std::io::Result<Trimmer> {
     let (stop, stopped) = mpsc::channel::<()>();
-    let thread = std::thread::Builder::new().name("poolable-trimmer".into()).spawn(move || {
-        loop {
-            match stopped.recv_timeout(interval) {
-                Err(RecvTimeoutError::Timeout) => crate::trim_all(),
-                Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+    let thread = std::thread::Builder::new()
+        .name("poolable-trimmer".into())
+        .spawn(move || {
+            // A message or a dropped sender both mean "stop".
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+                crate::trim_all();
             }
-        }
-    })?;
-    Ok(Trimmer { stop: Some(stop), thread: Some(thread) })
+        })?;
+    Ok(Trimmer {
+        stop: Some(stop),
+        thread: Some(thread),
+    })
 }
 
 /// The handle of a background trimmer; dropping it stops the thread.
