@@ -63,8 +63,8 @@ pub enum Rule {
 
 pub struct FieldAttrs {
     pub rule: Rule,
-    /// `max_capacity = N`: shrink to N elements after the reset.
-    pub max_capacity: Option<Expr>,
+    /// `max_capacity = N` (and the key's span): shrink to N elements after the reset.
+    pub max_capacity: Option<(Expr, Span)>,
     /// `zeroize`: wipe the whole allocation before the reset.
     pub zeroize: Option<Span>,
     /// `heap_bytes = path`: how to measure the field, `fn(&Ty) -> usize`.

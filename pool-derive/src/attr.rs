@@ -142,15 +142,17 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
                     skip_value(&meta)
                 }
                 "new" => {
-                    let path = path_value(&meta)?;
-                    if seen.first(&meta, &key, errors) {
+                    if let Some(path) = path_value(&meta, errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
                         out.new = Some(path);
                     }
                     Ok(())
                 }
                 "max_retained" | "max_bytes" => {
-                    let value = usize_value(&meta, &key)?;
-                    if seen.first(&meta, &key, errors) {
+                    if let Some(value) = usize_value(&meta, &key, errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
                         if key == "max_retained" {
                             out.max_retained = Some(value);
                         } else {
@@ -160,22 +162,39 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
                     Ok(())
                 }
                 "crate" => {
-                    let lit: LitStr = string_value(&meta, "crate = \"path::to::poolable\"")?;
-                    let path = lit.parse::<syn::Path>().map_err(|_| {
-                        syn::Error::new(lit.span(), format!("`crate` must be a path, like `crate = \"my::poolable\"`; `{}` is not one", lit.value()))
-                    })?;
-                    if seen.first(&meta, &key, errors) {
-                        out.krate = Some(path);
+                    let Some(lit) = string_value(&meta, "crate = \"path::to::poolable\"", errors)? else {
+                        return Ok(());
+                    };
+                    match lit.parse::<syn::Path>() {
+                        Ok(path) => {
+                            if seen.first(&meta, &key, errors) {
+                                out.krate = Some(path);
+                            }
+                        }
+                        Err(_) => errors.push(syn::Error::new(
+                            lit.span(),
+                            format!(
+                                "`crate` must be a path, like `crate = \"my::poolable\"`; `{}` is not one",
+                                lit.value()
+                            ),
+                        )),
                     }
                     Ok(())
                 }
                 "bound" => {
-                    let lit: LitStr = string_value(&meta, "bound = \"T: Reset\"")?;
-                    let predicates = lit
-                        .parse_with(Punctuated::<syn::WherePredicate, Token![,]>::parse_terminated)
-                        .map_err(|e| syn::Error::new(lit.span(), format!("`bound` must be where-clause predicates, like `bound = \"T: Reset\"`: {e}")))?;
-                    if seen.first(&meta, &key, errors) {
-                        out.bound = Some(predicates.into_iter().collect());
+                    let Some(lit) = string_value(&meta, "bound = \"T: Reset\"", errors)? else {
+                        return Ok(());
+                    };
+                    match lit.parse_with(Punctuated::<syn::WherePredicate, Token![,]>::parse_terminated) {
+                        Ok(predicates) => {
+                            if seen.first(&meta, &key, errors) {
+                                out.bound = Some(predicates.into_iter().collect());
+                            }
+                        }
+                        Err(e) => errors.push(syn::Error::new(
+                            lit.span(),
+                            format!("`bound` must be where-clause predicates, like `bound = \"T: Reset\"`: {e}"),
+                        )),
                     }
                     Ok(())
                 }
@@ -221,37 +240,41 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             };
             match key.as_str() {
                 "skip" => {
-                    no_value(&meta, &key)?;
-                    set_rule(Rule::Skip, errors);
+                    if no_value(&meta, &key, errors)? {
+                        set_rule(Rule::Skip, errors);
+                    }
                     Ok(())
                 }
                 "default" => {
-                    no_value(&meta, &key)?;
-                    set_rule(Rule::Default, errors);
+                    if no_value(&meta, &key, errors)? {
+                        set_rule(Rule::Default, errors);
+                    }
                     Ok(())
                 }
                 "with" => {
-                    let path = path_value(&meta)?;
-                    set_rule(Rule::With(path), errors);
+                    if let Some(path) = path_value(&meta, errors)? {
+                        set_rule(Rule::With(path), errors);
+                    }
                     Ok(())
                 }
                 "max_capacity" => {
-                    let value = usize_value(&meta, &key)?;
-                    if seen.first(&meta, &key, errors) {
-                        out.max_capacity = Some(value);
+                    if let Some(value) = usize_value(&meta, &key, errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
+                        out.max_capacity = Some((value, meta.path.span()));
                     }
                     Ok(())
                 }
                 "zeroize" => {
-                    no_value(&meta, &key)?;
-                    if seen.first(&meta, &key, errors) {
+                    if no_value(&meta, &key, errors)? && seen.first(&meta, &key, errors) {
                         out.zeroize = Some(meta.path.span());
                     }
                     Ok(())
                 }
                 "heap_bytes" => {
-                    let path = path_value(&meta)?;
-                    if seen.first(&meta, &key, errors) {
+                    if let Some(path) = path_value(&meta, errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
                         out.heap_bytes = Some(path);
                     }
                     Ok(())
@@ -275,13 +298,22 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             errors.push(error);
         }
     }
-    if let (Rule::Skip, Some((_, skip))) = (&out.rule, &rule_key)
-        && (out.max_capacity.is_some() || out.zeroize.is_some())
-    {
-        errors.push(syn::Error::new(
-            *skip,
-            "`skip` leaves the field untouched, so `max_capacity` and `zeroize` cannot apply to it",
-        ));
+    if let Rule::Skip = out.rule {
+        let keys = [
+            (
+                "max_capacity",
+                out.max_capacity.as_ref().map(|(_, span)| *span),
+            ),
+            ("zeroize", out.zeroize),
+        ];
+        for (key, span) in keys {
+            if let Some(span) = span {
+                errors.push(syn::Error::new(
+                    span,
+                    format!("`{key}` cannot apply to a `#[poolable(skip)]` field, which is left untouched"),
+                ));
+            }
+        }
     }
     out
 }
@@ -306,63 +338,90 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn no_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
+// The value readers below stop parsing (return `Err`) only when the tokens
+// cannot be read at all. A value that reads but is wrong is recorded in
+// `errors` and reading goes on, so the next mistake is reported too.
+
+fn no_value(meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(format!(
-            "`{key}` takes no value: write `#[poolable({key})]`"
-        )));
+        errors.spanned(
+            &meta.path,
+            format!("`{key}` takes no value: write `#[poolable({key})]`"),
+        );
+        skip_value(meta)?;
+        return Ok(false);
     }
-    Ok(())
+    Ok(true)
 }
 
-fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<ExprPath> {
+fn path_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<ExprPath>> {
     let key = key_of(meta);
     let expr: Expr = meta.value()?.parse()?;
     match expr {
-        Expr::Path(path) => Ok(path),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` takes a path to a function, like `{key} = my_fn`"),
-        )),
+        Expr::Path(path) => Ok(Some(path)),
+        other => {
+            errors.spanned(
+                other,
+                format!("`{key}` takes a path to a function, like `{key} = my_fn`"),
+            );
+            Ok(None)
+        }
     }
 }
 
-fn string_value(meta: &ParseNestedMeta<'_>, example: &str) -> syn::Result<LitStr> {
+fn string_value(
+    meta: &ParseNestedMeta<'_>,
+    example: &str,
+    errors: &mut Errors,
+) -> syn::Result<Option<LitStr>> {
     let expr: Expr = meta.value()?.parse()?;
     match expr {
         Expr::Lit(ExprLit {
             lit: Lit::Str(lit), ..
-        }) => Ok(lit),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("expected a string, like `{example}`"),
-        )),
+        }) => Ok(Some(lit)),
+        other => {
+            errors.spanned(other, format!("expected a string, like `{example}`"));
+            Ok(None)
+        }
     }
 }
 
 /// An integer literal that fits a `usize`, or a constant expression that
 /// the compiler will type-check as one (e.g. `64 << 10`, `MY_CAP`).
-fn usize_value(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Expr> {
+fn usize_value(
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    errors: &mut Errors,
+) -> syn::Result<Option<Expr>> {
     let expr: Expr = meta.value()?.parse()?;
-    match &expr {
+    let problem = match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..
         }) => {
             if !matches!(int.suffix(), "" | "usize") {
-                return Err(syn::Error::new(
-                    int.span(),
-                    format!("`{key}` is a `usize`; drop the `{}` suffix", int.suffix()),
-                ));
+                Some(format!(
+                    "`{key}` is a `usize`; drop the `{}` suffix",
+                    int.suffix()
+                ))
+            } else if int.base10_parse::<usize>().is_err() {
+                Some(format!("`{key}` must fit in a `usize`"))
+            } else {
+                None
             }
-            int.base10_parse::<usize>().map_err(|_| {
-                syn::Error::new(int.span(), format!("`{key}` must fit in a `usize`"))
-            })?;
-            Ok(expr)
         }
-        Expr::Lit(other) => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` takes an integer, like `{key} = 1024`"),
-        )),
-        _ => Ok(expr),
+        Expr::Lit(_) => Some(format!("`{key}` takes an integer, like `{key} = 1024`")),
+        _ => None,
+    };
+    match problem {
+        Some(message) => {
+            match &expr {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Int(int), ..
+                }) => errors.push(syn::Error::new(int.span(), message)),
+                other => errors.spanned(other, message),
+            }
+            Ok(None)
+        }
+        None => Ok(Some(expr)),
     }
 }

@@ -95,7 +95,7 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
         Rule::With(path) => quote_spanned!(path.span()=> #path(&mut self.#member);),
     };
     let shrink = attrs.max_capacity.as_ref().map(
-        |cap| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);),
+        |(cap, _)| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);),
     );
     quote!(#zeroize #rule #shrink)
 }
@@ -106,7 +106,10 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
 fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field { member, ty, attrs } = field;
     match (&attrs.heap_bytes, &attrs.rule) {
-        (Some(path), _) => Some(quote_spanned!(path.span()=> #path(&self.#member))),
+        (Some(path), _) => Some(quote_spanned!(path.span()=> {
+            let measure: fn(&#ty) -> usize = #path;
+            measure(&self.#member)
+        })),
         (None, Rule::Reset) => {
             Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&self.#member)))
         }
@@ -221,7 +224,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             impl #krate::Poolable for #ident {
                 #[inline]
                 fn pool() -> &'static #krate::Pool<Self> {
-                    static POOL: #krate::Pool<#ident> = #krate::Pool::with_new(#new)
+                    static POOL: #krate::Pool<#ident> = #krate::Pool::<#ident>::with_new(#new)
                         #max_retained
                         #max_bytes
                         .__type_pool();
@@ -238,13 +241,16 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         let p = &param.ident;
         bounds.push(parse_quote!(#p: ::core::marker::Send + 'static));
     }
+    if cont.attrs.new.is_none() {
+        bounds.push(parse_quote!(#ident #ty_generics: ::core::default::Default));
+    }
     let where_clause = where_clause(cont, bounds);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
                 #krate::__private::generic_pool::<Self>(|| {
-                    #krate::Pool::with_new(#new) #max_retained #max_bytes
+                    #krate::Pool::<Self>::with_new(#new) #max_retained #max_bytes
                 })
             }
         }

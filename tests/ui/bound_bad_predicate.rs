@@ -1,0 +1,9 @@
+use poolable::Poolable;
+
+#[derive(Poolable, Default)]
+#[poolable(bound = "T Default")]
+struct Wrapper<T> {
+    value: Vec<T>,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use poolable::Poolable;
+
+#[derive(Poolable)]
+enum Message {
+    Ping,
+    Body(String),
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use poolable::Poolable;
+
+#[derive(Poolable, Default)]
+#[poolable(skip)]
+struct Request {
+    body: String,
+}
+
+fn main() {}

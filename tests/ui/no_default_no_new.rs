@@ -1,0 +1,8 @@
+use poolable::Poolable;
+
+#[derive(Poolable)]
+struct Request {
+    body: String,
+}
+
+fn main() {}

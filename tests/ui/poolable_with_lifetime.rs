@@ -1,0 +1,8 @@
+use poolable::Poolable;
+
+#[derive(Poolable, Default)]
+struct Request<'a> {
+    path: &'a str,
+}
+
+fn main() {}

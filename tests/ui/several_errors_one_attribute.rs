@@ -1,0 +1,9 @@
+use poolable::Poolable;
+
+#[derive(Poolable, Default)]
+#[poolable(max_retained = "64", skip, max_bytes = 1.5)]
+struct Request {
+    body: String,
+}
+
+fn main() {}

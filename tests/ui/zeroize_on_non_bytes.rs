@@ -1,0 +1,9 @@
+use poolable::Poolable;
+
+#[derive(Poolable, Default)]
+struct Request {
+    #[poolable(zeroize)]
+    ids: Vec<u32>,
+}
+
+fn main() {}
