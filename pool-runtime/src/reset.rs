@@ -381,7 +381,10 @@ impl<T: Reset + ?Sized> Reset for RwLock<T> {
 ///
 /// After a field is reset, the derive calls `shrink_to(N)` on it, so one huge
 /// request does not keep a huge buffer resident in the pool. `N` counts
-/// elements (bytes for `String`), as the std `shrink_to` methods do.
+/// elements (bytes for `String`), as the std `shrink_to` methods do. The
+/// capacity afterwards is at most `N` (hash tables, which grow in steps, end
+/// at the largest step that fits), unless the value holds more than `N`
+/// elements, which are never dropped.
 ///
 /// ```
 /// use poolable::Shrink;
@@ -426,6 +429,30 @@ shrink_via_std! {
     impl[T] Vec<T>;
     impl[T] VecDeque<T>;
     impl[T: Ord] BinaryHeap<T>;
+}
+
+// Hash tables grow in steps (3, 7, 14, 28, ... entries), and the std
+// `shrink_to(n)` rounds *up* to the next step. Halve the request until the
+// table fits under `capacity` (or cannot shrink further without losing
+// entries), so `max_capacity = N` really is an upper bound.
+macro_rules! shrink_table {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {
+        $(impl<$($gen)*> Shrink for $ty {
+            fn shrink_to(&mut self, capacity: usize) {
+                let mut target = capacity;
+                while self.capacity() > capacity {
+                    <$ty>::shrink_to(self, target);
+                    if target <= self.len() {
+                        break;
+                    }
+                    target = (target / 2).max(self.len());
+                }
+            }
+        })*
+    };
+}
+
+shrink_table! {
     impl[K: Eq + core::hash::Hash, V, S: BuildHasher] HashMap<K, V, S>;
     impl[T: Eq + core::hash::Hash, S: BuildHasher] HashSet<T, S>;
 }
