@@ -43,16 +43,21 @@ use core::ops::{Deref, DerefMut};
 /// ```
 pub struct Pooled<'a, T: Reset + Send + 'static> {
     pool: &'a Pool<T>,
-    // Always `Some` until `drop` or `into_inner` takes it out.
+    // `Some` from the moment `Pool::get` returns the guard until `drop` or
+    // `into_inner` takes it out.
     value: Option<T>,
 }
 
 impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
-    pub(crate) fn new(pool: &'a Pool<T>, value: T) -> Self {
-        Pooled {
-            pool,
-            value: Some(value),
-        }
+    /// A guard whose slot the pool fills before handing it out.
+    #[inline]
+    pub(crate) fn empty(pool: &'a Pool<T>) -> Self {
+        Pooled { pool, value: None }
+    }
+
+    #[inline]
+    pub(crate) fn slot(this: &mut Self) -> &mut Option<T> {
+        &mut this.value
     }
 
     /// Take the value out for good: it will not return to the pool
@@ -117,13 +122,13 @@ impl<T: Reset + Send + 'static> DerefMut for Pooled<'_, T> {
 impl<T: Reset + Send + 'static> Drop for Pooled<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        if let Some(value) = self.value.take() {
-            if std::thread::panicking() {
+        if std::thread::panicking() {
+            if let Some(value) = self.value.take() {
                 self.pool.count_unreturned(Event::DroppedPanic);
                 drop(value);
-            } else {
-                self.pool.put(value);
             }
+        } else {
+            self.pool.put_from(&mut self.value);
         }
     }
 }
@@ -131,5 +136,372 @@ impl<T: Reset + Send + 'static> Drop for Pooled<'_, T> {
 impl<T: Reset + Send + 'static + fmt::Debug> fmt::Debug for Pooled<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Trait forwards: a guard behaves like the value it holds, so it can be passed
+// where a `T` is expected by reference, compared, hashed, printed, written to
+// and read from. Each forward goes through `Deref`/`DerefMut`.
+// ---------------------------------------------------------------------------
+
+/// Borrow the pooled value, like `&*guard`.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// fn len_of(v: impl AsRef<Vec<u8>>) -> usize {
+///     v.as_ref().len()
+/// }
+///
+/// let pool: Pool<Vec<u8>> = Pool::new();
+/// let mut buf = pool.get();
+/// buf.extend_from_slice(b"abc");
+/// assert_eq!(len_of(&buf), 3); // the guard itself, no `*` needed
+/// assert_eq!(len_of(buf), 3);
+/// ```
+impl<T: Reset + Send + 'static> AsRef<T> for Pooled<'_, T> {
+    #[inline]
+    fn as_ref(&self) -> &T {
+        self
+    }
+}
+
+/// Borrow the pooled value mutably, like `&mut *guard`.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// fn fill(mut v: impl AsMut<Vec<u8>>) {
+///     v.as_mut().extend_from_slice(b"filled");
+/// }
+///
+/// let pool: Pool<Vec<u8>> = Pool::new();
+/// let mut buf = pool.get();
+/// fill(&mut buf);
+/// assert_eq!(&buf[..], b"filled");
+/// ```
+impl<T: Reset + Send + 'static> AsMut<T> for Pooled<'_, T> {
+    #[inline]
+    fn as_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+/// Borrow the pooled value; `Eq`, `Ord` and `Hash` forward to `T`, so the
+/// guard hashes and compares exactly as the value does.
+///
+/// ```
+/// use poolable::{Pool, Pooled};
+/// use std::borrow::Borrow;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut name = pool.get();
+/// name.push_str("ada");
+/// let value: &String = name.borrow();
+/// assert_eq!(value, "ada");
+/// ```
+impl<T: Reset + Send + 'static> core::borrow::Borrow<T> for Pooled<'_, T> {
+    #[inline]
+    fn borrow(&self) -> &T {
+        self
+    }
+}
+
+/// Borrow the pooled value mutably.
+///
+/// ```
+/// use poolable::Pool;
+/// use std::borrow::BorrowMut;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut name = pool.get();
+/// let value: &mut String = name.borrow_mut();
+/// value.push_str("ada");
+/// assert_eq!(*name, "ada");
+/// ```
+impl<T: Reset + Send + 'static> core::borrow::BorrowMut<T> for Pooled<'_, T> {
+    #[inline]
+    fn borrow_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+/// Display the pooled value.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut greeting = pool.get();
+/// greeting.push_str("hello");
+/// assert_eq!(format!("{greeting}!"), "hello!");
+/// ```
+impl<T: Reset + Send + 'static + fmt::Display> fmt::Display for Pooled<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+/// Compare the pooled value with a plain `T`.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<Vec<u8>> = Pool::new();
+/// let mut buf = pool.get();
+/// buf.push(1);
+/// assert!(buf == vec![1]);
+/// assert!(buf != vec![2]);
+/// ```
+impl<T: Reset + Send + 'static + PartialEq> PartialEq<T> for Pooled<'_, T> {
+    #[inline]
+    fn eq(&self, other: &T) -> bool {
+        **self == *other
+    }
+}
+
+/// Compare the values of two guards (from the same pool or not).
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let (mut a, mut b) = (pool.get(), pool.get());
+/// a.push_str("x");
+/// b.push_str("x");
+/// assert!(a == b);
+/// b.push_str("y");
+/// assert!(a != b);
+/// ```
+impl<'b, T, U> PartialEq<Pooled<'b, U>> for Pooled<'_, T>
+where
+    T: Reset + Send + 'static + PartialEq<U>,
+    U: Reset + Send + 'static,
+{
+    #[inline]
+    fn eq(&self, other: &Pooled<'b, U>) -> bool {
+        **self == **other
+    }
+}
+
+/// Guards are `Eq` when their values are.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// fn assert_eq_trait<E: Eq>(_: &E) {}
+///
+/// let pool: Pool<u64> = Pool::new();
+/// let id = pool.get();
+/// assert_eq_trait(&id);
+/// assert!(id == pool.get());
+/// ```
+impl<T: Reset + Send + 'static + Eq> Eq for Pooled<'_, T> {}
+
+/// Order the pooled value against a plain `T`.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<u32> = Pool::new();
+/// let mut n = pool.get();
+/// *n = 5;
+/// assert!(n > 3);
+/// assert!(n < 9);
+/// ```
+impl<T: Reset + Send + 'static + PartialOrd> PartialOrd<T> for Pooled<'_, T> {
+    #[inline]
+    fn partial_cmp(&self, other: &T) -> Option<core::cmp::Ordering> {
+        (**self).partial_cmp(other)
+    }
+}
+
+/// Order the values of two guards.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let (mut a, mut b) = (pool.get(), pool.get());
+/// a.push_str("apple");
+/// b.push_str("banana");
+/// assert!(a < b);
+/// ```
+impl<'b, T, U> PartialOrd<Pooled<'b, U>> for Pooled<'_, T>
+where
+    T: Reset + Send + 'static + PartialOrd<U>,
+    U: Reset + Send + 'static,
+{
+    #[inline]
+    fn partial_cmp(&self, other: &Pooled<'b, U>) -> Option<core::cmp::Ordering> {
+        (**self).partial_cmp(&**other)
+    }
+}
+
+/// Order guards by their values, e.g. to sort a `Vec` of guards.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut words: Vec<_> = ["pear", "fig", "apple"]
+///     .into_iter()
+///     .map(|w| {
+///         let mut s = pool.get();
+///         s.push_str(w);
+///         s
+///     })
+///     .collect();
+/// words.sort();
+/// let sorted: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
+/// assert_eq!(sorted, ["apple", "fig", "pear"]);
+/// ```
+impl<T: Reset + Send + 'static + Ord> Ord for Pooled<'_, T> {
+    #[inline]
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+/// Hash the pooled value: a guard hashes exactly as its value does, so it
+/// can be looked up in a map keyed by `T` (through [`Borrow`](core::borrow::Borrow)).
+///
+/// ```
+/// use poolable::Pool;
+/// use std::collections::HashSet;
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut key = pool.get();
+/// key.push_str("ada");
+///
+/// let mut seen = HashSet::new();
+/// seen.insert(key);
+/// assert!(seen.contains(&String::from("ada")));
+/// ```
+impl<T: Reset + Send + 'static + core::hash::Hash> core::hash::Hash for Pooled<'_, T> {
+    #[inline]
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+/// Write into the pooled value, e.g. a `Vec<u8>` buffer.
+///
+/// ```
+/// use poolable::Pool;
+/// use std::io::Write;
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+///
+/// fn render(out: &mut impl Write, id: u32) -> std::io::Result<()> {
+///     write!(out, "id={id}")
+/// }
+///
+/// let mut buf = BUFS.get();
+/// render(&mut buf, 7)?;
+/// buf.flush()?;
+/// assert_eq!(&buf[..], b"id=7");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+impl<T: Reset + Send + 'static + std::io::Write> std::io::Write for Pooled<'_, T> {
+    #[inline]
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        (**self).write(buf)
+    }
+
+    #[inline]
+    fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        (**self).write_vectored(bufs)
+    }
+
+    #[inline]
+    fn flush(&mut self) -> std::io::Result<()> {
+        (**self).flush()
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        (**self).write_all(buf)
+    }
+
+    #[inline]
+    fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> std::io::Result<()> {
+        (**self).write_fmt(args)
+    }
+}
+
+/// Read from the pooled value, e.g. a `VecDeque<u8>` used as a byte queue.
+///
+/// ```
+/// use poolable::Pool;
+/// use std::collections::VecDeque;
+/// use std::io::Read;
+///
+/// let pool: Pool<VecDeque<u8>> = Pool::new();
+/// let mut queue = pool.get();
+/// queue.extend(b"hello");
+///
+/// let mut out = String::new();
+/// queue.read_to_string(&mut out)?;
+/// assert_eq!(out, "hello");
+/// assert!(queue.is_empty());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+impl<T: Reset + Send + 'static + std::io::Read> std::io::Read for Pooled<'_, T> {
+    #[inline]
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        (**self).read(buf)
+    }
+
+    #[inline]
+    fn read_vectored(&mut self, bufs: &mut [std::io::IoSliceMut<'_>]) -> std::io::Result<usize> {
+        (**self).read_vectored(bufs)
+    }
+
+    #[inline]
+    fn read_to_end(&mut self, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        (**self).read_to_end(buf)
+    }
+
+    #[inline]
+    fn read_to_string(&mut self, buf: &mut String) -> std::io::Result<usize> {
+        (**self).read_to_string(buf)
+    }
+
+    #[inline]
+    fn read_exact(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
+        (**self).read_exact(buf)
+    }
+}
+
+/// Format into the pooled value, e.g. a `String`.
+///
+/// ```
+/// use poolable::Pool;
+/// use std::fmt::Write;
+///
+/// static LINES: Pool<String> = Pool::new();
+///
+/// let mut line = LINES.get();
+/// write!(line, "{}+{}={}", 2, 2, 4)?;
+/// line.write_char('!')?;
+/// assert_eq!(*line, "2+2=4!");
+/// # Ok::<(), std::fmt::Error>(())
+/// ```
+impl<T: Reset + Send + 'static + fmt::Write> fmt::Write for Pooled<'_, T> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        (**self).write_str(s)
+    }
+
+    #[inline]
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        (**self).write_char(c)
+    }
+
+    #[inline]
+    fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> fmt::Result {
+        (**self).write_fmt(args)
     }
 }

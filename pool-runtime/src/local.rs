@@ -15,9 +15,9 @@
 //!
 //! Only the owning thread touches its cache, so a trim on another thread
 //! cannot reach it. Instead a trim bumps the pool's generation, and the owner
-//! ages its cache the next time it uses the pool: one generation behind means
-//! the cached values were idle across one trim (they move to the shards'
-//! victim lists), two or more means they were idle across two (dropped). A
+//! ages its cache the next time it returns a value or refills: entries that
+//! were already idle across the previous trim are dropped and the rest are
+//! marked as idle across one; two or more generations behind drops them all. A
 //! thread's cache is flushed to the shards when the thread exits.
 
 use crate::Reset;
@@ -41,6 +41,9 @@ pub struct LocalCache<T: 'static> {
     /// The shard this thread pushes to and refills from first.
     home: usize,
     bytes: usize,
+    /// How many entries at the front of `items` (the oldest) have already
+    /// been idle across one trim: the next trim drops them.
+    aged: usize,
 }
 
 impl<T: 'static> LocalCache<T> {
@@ -54,6 +57,7 @@ impl<T: 'static> LocalCache<T> {
             generation: shared.generation(),
             home: thread_index() % shared.shard_count(),
             bytes: 0,
+            aged: 0,
         }
     }
 
@@ -75,7 +79,7 @@ impl<T: 'static> LocalCache<T> {
     }
 
     /// Age the cache by the trims that happened since it last looked.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn catch_up(&mut self) {
         let now = self.shared.generation();
         if now != self.generation {
@@ -87,35 +91,43 @@ impl<T: 'static> LocalCache<T> {
     fn age(&mut self, now: u64) {
         let behind = now.wrapping_sub(self.generation);
         self.generation = now;
-        if behind == 1 {
-            self.shared.demote(self.home, &mut self.items);
-        }
-        // Two or more trims behind, or no room among the victims: idle too
-        // long. They are dropped here, with this thread's cache borrowed: a
-        // `Drop` that uses the pool meanwhile goes to the shards instead.
-        self.counters
-            .add_owned(Event::DroppedIdle, self.items.len() as u64);
-        self.items.clear();
-        self.bytes = 0;
+        // Entries idle across this trim and the one before go; the rest have
+        // now been idle across one. Two or more trims behind: all go. They are
+        // dropped here, with this thread's cache borrowed: a `Drop` that uses
+        // the pool meanwhile goes to the shards instead.
+        let dead = if behind >= 2 { self.items.len() } else { self.aged.min(self.items.len()) };
+        self.counters.add_owned(Event::DroppedIdle, dead as u64);
+        self.items.drain(..dead);
+        self.aged = self.items.len();
+        self.recount_bytes();
         self.publish();
     }
 
     /// Take an idle entry: from this cache, else refill from the shards.
-    #[inline]
-    pub(crate) fn take(&mut self) -> Option<T> {
-        self.catch_up();
+    #[inline(always)]
+    pub(crate) fn take_into(&mut self, slot: &mut Option<T>) {
+        // Aging happens on returns and refills: a cache only holds what its
+        // thread returned, so a thread that only takes has nothing to age.
         self.counters.add_owned(Event::Get, 1);
         let entry = match self.items.pop() {
-            Some(entry) => entry,
-            None => self.refill()?,
+            Some(entry) => {
+                // Keep the aged prefix within the list (pops come from the back).
+                self.aged = self.aged.min(self.items.len());
+                entry
+            }
+            None => match self.refill() {
+                Some(entry) => entry,
+                None => return,
+            },
         };
         self.bytes -= entry.bytes;
         self.publish();
-        Some(entry.value)
+        *slot = Some(entry.value);
     }
 
     #[cold]
     fn refill(&mut self) -> Option<Entry<T>> {
+        self.catch_up();
         let batch = self.batch();
         if self.shared.pop_batch(self.home, &mut self.items, batch) == 0 {
             self.counters.add_owned(Event::Miss, 1);
@@ -125,13 +137,14 @@ impl<T: 'static> LocalCache<T> {
         self.items.pop()
     }
 
-    /// Keep a returned entry, or drop it if it is over the size cap or there
-    /// is no room in this cache or the shards.
-    #[inline]
-    pub(crate) fn give(&mut self, entry: Entry<T>) {
+    /// Keep the (reset) value in `slot`, or drop it if it is over the size
+    /// cap or there is no room in this cache or the shards.
+    #[inline(always)]
+    pub(crate) fn give_from(&mut self, slot: &mut Option<T>, bytes: usize) {
+        let Some(value) = slot.take() else { return };
         self.catch_up();
         self.counters.add_owned(Event::Put, 1);
-        if entry.bytes > self.shared.limits.max_bytes {
+        if bytes > self.shared.limits.max_bytes {
             self.counters.add_owned(Event::DroppedOversize, 1);
             return;
         }
@@ -139,8 +152,8 @@ impl<T: 'static> LocalCache<T> {
             self.counters.add_owned(Event::DroppedFull, 1);
             return;
         }
-        self.bytes += entry.bytes;
-        self.items.push(entry);
+        self.bytes += bytes;
+        self.items.push(Entry { value, bytes });
         self.publish();
     }
 
@@ -151,7 +164,11 @@ impl<T: 'static> LocalCache<T> {
             return false;
         }
         let batch = self.batch();
+        // The oldest entries leave from the front. An aged one lands among the
+        // shards' current values, so it may survive one trim more than the
+        // two-trim rule says: decay can be late, never early.
         let moved = self.shared.push_batch(self.home, &mut self.items, batch);
+        self.aged = self.aged.saturating_sub(moved);
         self.recount_bytes();
         moved > 0
     }
@@ -222,7 +239,7 @@ pub(crate) fn home_shard<T>(shared: &Shared<T>) -> usize {
 /// already borrowed (a value's `Drop` or the allocator re-entered the pool),
 /// or `create` is false and the thread never used this pool. Callers then
 /// fall back to the shards.
-#[inline]
+#[inline(always)]
 pub(crate) fn with<T: Reset + 'static, R>(
     shared: &Arc<Shared<T>>,
     create: bool,
@@ -242,7 +259,7 @@ pub(crate) fn with<T: Reset + 'static, R>(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn with_cell<T: 'static, R>(
     cell: &LocalCell<T>,
     shared: &Arc<Shared<T>>,

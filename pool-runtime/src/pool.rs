@@ -199,11 +199,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline]
     pub fn get(&self) -> Pooled<'_, T> {
         let shared = self.shared();
-        let value = match local::with(shared, true, LocalCache::take) {
-            Some(taken) => taken,
-            None => self.take_without_cache(shared),
-        };
-        Pooled::new(self, value.unwrap_or_else(self.new))
+        let mut guard = Pooled::empty(self);
+        let slot = Pooled::slot(&mut guard);
+        // The value is moved straight into the guard's slot.
+        if local::with(shared, true, |cache| cache.take_into(slot)).is_none() {
+            *slot = self.take_without_cache(shared);
+        }
+        if slot.is_none() {
+            *slot = Some((self.new)());
+        }
+        guard
     }
 
     #[cold]
@@ -229,22 +234,28 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(pool.get().is_empty()); // reset before reuse
     /// assert_eq!(pool.stats().misses, 0);
     /// ```
-    pub fn put(&self, mut value: T) {
+    #[inline]
+    pub fn put(&self, value: T) {
+        self.put_from(&mut Some(value));
+    }
+
+    /// Reset and keep (or drop) the value in `slot`, leaving `None`. Taking
+    /// the value by `&mut Option` lets the guard hand it over without an
+    /// extra move, and keeps it safe when the thread cache is unavailable.
+    #[inline]
+    pub(crate) fn put_from(&self, slot: &mut Option<T>) {
+        let Some(value) = slot.as_mut() else { return };
+        // A panicking reset leaves the value half-reset: it is dropped by the
+        // unwinding caller, and counted here as a panic drop.
+        let on_panic = CountOnUnwind(self);
         value.reset();
-        let entry = Entry {
-            bytes: value.heap_bytes(),
-            value,
-        };
+        let bytes = value.heap_bytes();
+        core::mem::forget(on_panic);
         let shared = self.shared();
-        let mut entry = Some(entry);
-        local::with(shared, true, |cache| {
-            if let Some(entry) = entry.take() {
-                cache.give(entry);
-            }
-        });
+        local::with(shared, true, |cache| cache.give_from(slot, bytes));
         // No thread cache (thread exiting, or re-entered from a `Drop`).
-        if let Some(entry) = entry {
-            self.put_without_cache(shared, entry);
+        if let Some(value) = slot.take() {
+            self.put_without_cache(shared, Entry { value, bytes });
         }
     }
 
@@ -335,6 +346,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
             drop(dead);
             local::with(shared, false, LocalCache::catch_up);
         }
+    }
+}
+
+/// Counts a `dropped_panic` if dropped, i.e. if a reset unwinds past it.
+struct CountOnUnwind<'a, T: Reset + Send + 'static>(&'a Pool<T>);
+
+impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
+    fn drop(&mut self) {
+        self.0.count_unreturned(Event::DroppedPanic);
     }
 }
 

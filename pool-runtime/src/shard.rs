@@ -160,20 +160,6 @@ impl<T: 'static> Shared<T> {
         moved
     }
 
-    /// Put a thread cache's entries, which were idle across one trim, into
-    /// the victim lists: one more trim without use drops them. Entries that
-    /// find no room stay in `from`.
-    pub(crate) fn demote(&self, home: usize, from: &mut Vec<Entry<T>>) {
-        for shard in self.shards_from(home) {
-            if from.is_empty() {
-                break;
-            }
-            let mut shard = lock(shard);
-            let n = shard.room().min(from.len());
-            shard.victim.extend(from.drain(..n));
-        }
-    }
-
     /// One decay step: drop every shard's victims and demote its current
     /// values. Returns what must be dropped (outside the locks).
     pub(crate) fn trim(&self) -> Vec<Vec<Entry<T>>> {

@@ -114,7 +114,9 @@ impl fmt::Display for Stats {
 /// One set of counters. Each thread's cache owns one (it alone writes it, with
 /// plain loads and stores, so the hot path never does a read-modify-write on
 /// a shared cache line); the pool owns one more for operations that run
-/// without a thread cache and for the totals of exited threads.
+/// without a thread cache and for the totals of exited threads. Aligned to its
+/// own cache lines so two threads' counters never share one.
+#[repr(align(128))]
 pub(crate) struct Counters {
     pub(crate) gets: AtomicU64,
     pub(crate) misses: AtomicU64,
