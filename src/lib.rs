@@ -2,6 +2,13 @@
 //!
 //! Object pooling that is safe by construction.
 //!
+//! A pool keeps values that own heap buffers (a `Vec<u8>`, a request struct
+//! full of `String`s) between uses, so a hot loop reuses their allocations
+//! instead of allocating and freeing them on every iteration. Go's
+//! `sync.Pool` made this common practice and also showed its traps; this
+//! crate is built so that each of them is either a compile error or handled
+//! by the pool for you.
+//!
 //! ```
 //! use poolable::Poolable;
 //!
@@ -21,8 +28,470 @@
 //! assert_eq!(req.user, "");
 //! assert_eq!(req.secret, None);
 //! ```
+//!
+//! The pieces:
+//!
+//! - [`Pool<T>`](Pool): a pool of `T`, usually a `static`
+//!   (`static BUFS: Pool<Vec<u8>> = Pool::new();`). [`get`](Pool::get) hands
+//!   out a [`Pooled`] guard; dropping the guard resets the value and returns it.
+//! - [`Reset`]: how a value is returned to its fresh state. Implemented for the
+//!   std types, derivable with `#[derive(Reset)]`.
+//! - [`Poolable`]: `#[derive(Poolable)]` derives `Reset` and gives the type a
+//!   pool of its own, `T::pool()`.
+//! - [`Stats`]: what a pool did (hits, misses, drops by reason, bytes kept).
+//! - [`trim`](Pool::trim), [`trim_all`], [`trimmer`]: idle decay.
+//!
+//! Contents: [the three traps](#the-three-traps) ·
+//! [choosing `max_bytes` and `max_retained`](#choosing-max_bytes-and-max_retained) ·
+//! [when not to pool](#when-not-to-pool) · [measure first](#measure-first) ·
+//! [threads and async](#threads-and-async) ·
+//! [attribute reference](#attribute-reference) · [`Reset` impls](#reset-impls) ·
+//! [cargo features](#cargo-features) · [policy defaults](#policy-defaults).
+//!
+//! # The three traps
+//!
+//! ## 1. Dirty reuse
+//!
+//! A pooled value that is not cleared before its next use carries the last
+//! user's data into the next request: a body, a header, a password. With a
+//! hand-written reset the bug comes back every time someone adds a field and
+//! forgets to clear it.
+//!
+//! Here the pool resets every value when it comes back, before anyone else can
+//! see it, and `#[derive(Poolable)]` writes that reset for you, field by
+//! field. A field whose type has no reset rule is a compile error pointing at
+//! the field, so a new field cannot be forgotten. Fields that should survive
+//! (configuration) say so with `#[poolable(skip)]`; secrets can be wiped,
+//! spare capacity included, with `#[poolable(zeroize)]`.
+//!
+//! ```
+//! use poolable::Poolable;
+//!
+//! #[derive(Poolable, Default)]
+//! struct Session {
+//!     user: String,
+//!     #[poolable(zeroize)] // zeros over the whole buffer, then cleared
+//!     password: Vec<u8>,
+//!     roles: Vec<String>,
+//!     #[poolable(skip)] // kept across uses on purpose
+//!     region: &'static str,
+//! }
+//!
+//! let mut s = Session::pool().get();
+//! s.user.push_str("ada");
+//! s.password.extend_from_slice(b"hunter2");
+//! s.roles.push("admin".into());
+//! s.region = "eu";
+//! drop(s);
+//!
+//! let s = Session::pool().get();
+//! assert!(s.user.is_empty() && s.password.is_empty() && s.roles.is_empty());
+//! assert_eq!(s.region, "eu");
+//! ```
+//!
+//! ## 2. Use after put
+//!
+//! In Go, a slice taken from a pooled buffer still points into it after the
+//! buffer is put back, and the next user overwrites it. Here the value can
+//! only be reached through its [`Pooled`] guard, every reference into it
+//! borrows the guard, and the guard cannot be dropped (returning the value)
+//! while such a borrow is alive. The bug is a compile error:
+//!
+//! ```compile_fail
+//! use poolable::Pool;
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//!
+//! let mut buf = BUFS.get();
+//! buf.extend_from_slice(b"user=bob");
+//! let name: &[u8] = &buf[5..];
+//! drop(buf); // error[E0505]: cannot move out of `buf` because it is borrowed
+//! println!("{name:?}");
+//! ```
+//!
+//! [`Pool::put`] takes the value by move, so the same holds for it. To keep
+//! data past the return, copy it out, or detach the whole value with
+//! [`Pooled::into_inner`] (it then never goes back to the pool):
+//!
+//! ```
+//! use poolable::{Pool, Pooled};
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//!
+//! let mut buf = BUFS.get();
+//! buf.extend_from_slice(b"user=bob");
+//! let name: Vec<u8> = buf[5..].to_vec(); // a copy: fine
+//! drop(buf);
+//! assert_eq!(name, b"bob");
+//!
+//! let mut buf = BUFS.get();
+//! buf.extend_from_slice(b"keep me");
+//! let owned: Vec<u8> = Pooled::into_inner(buf); // detached for good
+//! assert_eq!(owned, b"keep me");
+//! assert_eq!(BUFS.stats().detached, 1);
+//! ```
+//!
+//! ## 3. Oversized and idle retention
+//!
+//! A reset keeps capacity; that is the point of pooling. But one 50 MB request
+//! would then leave a 50 MB buffer in the pool for good, and without a garbage
+//! collector nothing ever empties a pool that is no longer used.
+//!
+//! - **Size cap.** A value whose [`Reset::heap_bytes`] after the reset exceeds
+//!   the pool's `max_bytes` (64 KiB by default) is dropped instead of kept
+//!   (`Stats::dropped_oversize`). Or shrink instead of drop, field by field,
+//!   with `#[poolable(max_capacity = N)]`.
+//! - **Retention bound.** At most about `max_retained` idle values are kept
+//!   (`Stats::dropped_full` counts the rest).
+//! - **Idle decay.** [`Pool::trim`] / [`trim_all`] drop values that stayed idle
+//!   across two consecutive trims, like Go's two-GC victim cache;
+//!   [`trimmer::spawn`] runs `trim_all` on an interval.
+//!
+//! ```
+//! use poolable::Pool;
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes(64 << 10);
+//!
+//! let mut small = BUFS.get();
+//! let mut huge = BUFS.get();
+//! small.extend_from_slice(b"GET /");
+//! huge.resize(50 << 20, 0); // one 50 MiB upload
+//! drop(small);
+//! drop(huge); // 50 MiB > 64 KiB: dropped, not kept
+//!
+//! let stats = BUFS.stats();
+//! assert_eq!(stats.dropped_oversize, 1);
+//! assert_eq!(stats.retained, 1);
+//! assert!(stats.retained_bytes <= 64 << 10);
+//!
+//! // Later, when traffic stops: idle across two trims, dropped.
+//! BUFS.trim();
+//! BUFS.trim();
+//! assert_eq!(BUFS.stats().retained, 0);
+//! assert_eq!(BUFS.stats().dropped_idle, 1);
+//! ```
+//!
+//! Shrinking instead of dropping keeps the value (and its other fields) warm:
+//!
+//! ```
+//! use poolable::Poolable;
+//!
+//! #[derive(Poolable, Default)]
+//! struct Upload {
+//!     name: String,
+//!     #[poolable(max_capacity = 4096)] // bytes, for a Vec<u8>
+//!     body: Vec<u8>,
+//! }
+//!
+//! let mut up = Upload::pool().get();
+//! up.body.resize(10 << 20, 0);
+//! drop(up); // cleared, then shrunk to 4096 bytes: small enough to keep
+//!
+//! assert_eq!(Upload::pool().stats().dropped_oversize, 0);
+//! assert!(Upload::pool().get().body.capacity() <= 4096);
+//! ```
+//!
+//! # Choosing `max_bytes` and `max_retained`
+//!
+//! Start with the defaults, run a realistic load, and read [`Pool::stats`].
+//!
+//! **`max_bytes`** (default [`DEFAULT_MAX_BYTES`] = 64 KiB) decides which
+//! values are worth keeping. Set it a little above the size of a *typical*
+//! value after use (say the 95th–99th percentile of its buffers' capacity),
+//! not the largest: the rare large values are then dropped and the common
+//! ones reused.
+//! - `dropped_oversize` is a large share of `puts` → the cap is below your
+//!   typical size: raise it, or bound the growing field with `max_capacity`.
+//! - A pool built with [`Pool::with_new`] that pre-sizes its values needs a
+//!   cap at least that size, or every value is dropped on its first return.
+//! - `retained_bytes` is the memory the pool holds now; at worst it is about
+//!   (retention bound) × `max_bytes`.
+//!
+//! **`max_retained`** (default `4 × CPUs × LOCAL_CACHE_SIZE`, see
+//! [`DEFAULT_RETAINED_PER_CPU`]) decides how many idle values are kept. Size it
+//! to the number of values *in flight* at the busiest moment (threads ×
+//! values each holds, plus anything queued between threads): that many come
+//! back together, and the next burst wants them all.
+//! - `dropped_full` keeps climbing together with `misses` → the bound is too
+//!   low for your concurrency: raise it.
+//! - `retained` stays high while `hit_rate` is ~100% → you can lower it.
+//! - The bound is per thread, not global: one thread alone never keeps more
+//!   than `max_retained`; every further thread that uses the pool can hold up
+//!   to [`LOCAL_CACHE_SIZE`] more in its private cache.
+//! - `max_retained(0)` turns retention off, handy to measure what the pool
+//!   buys you.
+//!
+//! For a derived type, set both on the struct:
+//! `#[poolable(max_bytes = 1 << 20, max_retained = 256)]`.
+//!
+//! # When not to pool
+//!
+//! - **Small values, or values without heap buffers.** A `[u8; 256]` scratch
+//!   array, a 40-byte struct, or a `String` that stays a few bytes long are
+//!   cheap to create (on the stack, or from the allocator's own per-thread
+//!   cache). A pool round trip (get, reset, put, bookkeeping) can cost as much
+//!   as the allocation it saves. Pool values whose *buffers* are worth
+//!   keeping: grown `Vec`s, `String`s, maps, many-field request structs.
+//! - **Long-lived resources.** Database connections, files, sockets and
+//!   threads are not scratch values: they need health checks, timeouts, a
+//!   limit on how many are *open* (not just idle), and waiting when none is
+//!   free. This pool never blocks, creates values without limit, and drops
+//!   idle ones at any trim without closing anything gracefully. Use a
+//!   purpose-built connection pool for those.
+//! - **When you need a value to be there.** A get may construct a new value
+//!   even while other threads hold idle ones; nothing you put is guaranteed to
+//!   come back.
+//! - **Without a measurement.** A pool adds code and a policy to tune. Reach
+//!   for one when a profile shows allocation is a real cost, and measure again
+//!   after (next section).
+//!
+//! # Measure first
+//!
+//! [`Pool::stats`] tells whether a pool is working: the hit rate, and why
+//! values were dropped.
+//!
+//! ```
+//! use poolable::Pool;
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//!
+//! for i in 0..1000_u32 {
+//!     let mut buf = BUFS.get();
+//!     buf.extend_from_slice(&i.to_le_bytes());
+//! }
+//! let stats = BUFS.stats();
+//! assert_eq!((stats.gets, stats.misses), (1000, 1)); // one value, reused 999 times
+//! assert!(stats.hit_rate() > 0.99);
+//! println!("{stats}"); // gets=1000 hit_rate=99.9% misses=1 puts=1000 dropped(...) ...
+//! ```
+//!
+//! To see what pooling saves, count allocations: a counting global allocator
+//! in a test or benchmark binary (or a heap profiler such as heaptrack or
+//! DHAT) shows the allocations per operation with and without the pool.
+//!
+//! ```
+//! use poolable::Pool;
+//! use std::alloc::{GlobalAlloc, Layout, System};
+//! use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+//!
+//! struct Counting;
+//! static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+//!
+//! unsafe impl GlobalAlloc for Counting {
+//!     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+//!         ALLOCS.fetch_add(1, Relaxed);
+//!         unsafe { System.alloc(layout) }
+//!     }
+//!     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+//!         unsafe { System.dealloc(ptr, layout) }
+//!     }
+//! }
+//!
+//! #[global_allocator]
+//! static GLOBAL: Counting = Counting;
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//!
+//! fn allocations(f: impl Fn()) -> usize {
+//!     let before = ALLOCS.load(Relaxed);
+//!     f();
+//!     ALLOCS.load(Relaxed) - before
+//! }
+//!
+//! fn main() {
+//!     let work = |buf: &mut Vec<u8>| buf.extend_from_slice(&[7; 1500]);
+//!
+//!     let fresh = allocations(|| {
+//!         for _ in 0..1000 {
+//!             let mut buf = Vec::new();
+//!             work(&mut buf);
+//!         }
+//!     });
+//!     work(&mut BUFS.get()); // warm the pool: one buffer, grown once
+//!     let pooled = allocations(|| {
+//!         for _ in 0..1000 {
+//!             work(&mut BUFS.get());
+//!         }
+//!     });
+//!     assert!(fresh >= 1000);
+//!     assert_eq!(pooled, 0);
+//! }
+//! ```
+//!
+//! Run the same comparison on your real workload before and after adding the
+//! pool; the crate's own benchmarks (`cargo bench`) compare it with a plain
+//! allocation and with other pool crates.
+//!
+//! # Threads and async
+//!
+//! A [`Pool`] is `Sync`: one `static` pool serves every thread. Each thread
+//! keeps a small private cache per pool ([`LOCAL_CACHE_SIZE`] values), so
+//! the common get/put touches no shared memory; the rest live in shared
+//! shards that any thread can take from.
+//!
+//! A [`Pooled`] guard is `Send` when `T` is, so a value can be taken on one
+//! thread and returned from another, sent through a channel, or held across
+//! an `.await` in a multi-threaded runtime. A guard from a `static` pool (or
+//! `T::pool()`) is `Pooled<'static, T>`, so it fits in a spawned task.
+//!
+//! ```
+//! use poolable::{Pool, Pooled};
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//!
+//! let (tx, rx) = std::sync::mpsc::channel::<Pooled<'static, Vec<u8>>>();
+//! let worker = std::thread::spawn(move || rx.iter().map(|buf| buf.len()).sum::<usize>());
+//! for _ in 0..10 {
+//!     let mut buf = BUFS.get();
+//!     buf.extend_from_slice(b"request");
+//!     tx.send(buf).unwrap(); // returned to the pool by the worker
+//! }
+//! drop(tx);
+//! assert_eq!(worker.join().unwrap(), 70);
+//! assert_eq!(BUFS.stats().puts, 10);
+//! ```
+//!
+//! A guard dropped while its thread panics is dropped, not returned
+//! (`Stats::dropped_panic`): the panic may have left the value half-written.
+//!
+//! The guard also forwards the common traits of `T` (`Display`, `Eq`, `Ord`,
+//! `Hash`, `AsRef<T>`, `Borrow<T>`, `io::Read`, `io::Write`, `fmt::Write`,
+//! and `serde::Serialize` with the `serde` feature), so it can be passed
+//! where a writer or a comparable value is expected; see [`Pooled`].
+//!
+//! The `examples/` directory has complete programs: `quickstart`, `server` (a
+//! threaded request pipeline), `async_handler` (tokio) and `std_buffers`
+//! (`io::Write` into pooled buffers).
+//!
+//! # Attribute reference
+//!
+//! `#[derive(Poolable)]` and `#[derive(Reset)]` read `#[poolable(...)]`
+//! attributes. Without any, every field is reset by its own [`Reset`] impl.
+//!
+//! | key | where | what it does | example |
+//! | --- | --- | --- | --- |
+//! | *(none)* | field | `Reset::reset(&mut field)`: clear keeping capacity, `None`, zero, or recurse into a derived type | `body: Vec<u8>` |
+//! | `skip` | field | leave the field as it is (configuration that should persist) | `#[poolable(skip)] region: &'static str` |
+//! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped) | `#[poolable(default)] state: State` |
+//! | `with = path` | field | call `path(&mut field)` | `#[poolable(with = restart)] started: Instant` |
+//! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
+//! | `zeroize` | field | before the reset, write zeros over the whole allocation via [`Zeroize`] | `#[poolable(zeroize)] key: Vec<u8>` |
+//! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
+//! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
+//! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
+//! | `max_bytes = N` | struct | size cap of the type's pool (default 64 KiB); `Poolable` only | `#[poolable(max_bytes = 1 << 20)]` |
+//! | `crate = "path"` | struct | where the `poolable` crate is, when it is re-exported under another name | `#[poolable(crate = "my_runtime::poolable")]` |
+//! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls | `#[poolable(bound = "T: Reset + Clone")]` |
+//!
+//! Several keys can share one attribute (`#[poolable(zeroize, max_capacity = 64)]`);
+//! a key given twice, a key in the wrong place, and combinations that make no
+//! sense (`skip` with `default`) are compile errors that point at the key.
+//!
+//! The table's examples, together:
+//!
+//! ```
+//! use poolable::{Poolable, Reset};
+//! use std::time::Instant;
+//!
+//! #[derive(Default, PartialEq, Debug)]
+//! enum State { #[default] Idle, Busy }
+//!
+//! fn restart(t: &mut Instant) {
+//!     *t = Instant::now();
+//! }
+//!
+//! #[derive(Poolable)]
+//! #[poolable(new = Request::presized, max_retained = 256, max_bytes = 1 << 20)]
+//! struct Request {
+//!     body: Vec<u8>,
+//!     #[poolable(skip)]
+//!     region: &'static str,
+//!     #[poolable(default)]
+//!     state: State,
+//!     #[poolable(with = restart)]
+//!     started: Instant,
+//!     #[poolable(max_capacity = 4096)]
+//!     buf: Vec<u8>,
+//!     #[poolable(zeroize)]
+//!     key: Vec<u8>,
+//!     #[poolable(skip, heap_bytes = Vec::capacity)]
+//!     table: Vec<u8>,
+//! }
+//!
+//! impl Request {
+//!     fn presized() -> Self {
+//!         Request {
+//!             body: Vec::with_capacity(1024),
+//!             region: "eu",
+//!             state: State::Idle,
+//!             started: Instant::now(),
+//!             buf: Vec::new(),
+//!             key: Vec::new(),
+//!             table: vec![0; 256],
+//!         }
+//!     }
+//! }
+//!
+//! let mut req = Request::pool().get();
+//! assert!(req.body.capacity() >= 1024); // made by `new`
+//! req.state = State::Busy;
+//! req.buf.resize(1 << 16, 0);
+//! req.key.extend_from_slice(b"hunter2");
+//! drop(req);
+//!
+//! let req = Request::pool().get();
+//! assert_eq!(req.state, State::Idle);
+//! assert!(req.buf.capacity() <= 4096 && req.key.is_empty());
+//! assert_eq!((req.region, req.table.len()), ("eu", 256)); // skipped: kept
+//! assert!(req.heap_bytes() >= 1024 + 256);
+//! ```
+//!
+//! # `Reset` impls
+//!
+//! The std impls (numbers, `String`, `Vec`, `VecDeque`, `BinaryHeap`, the maps
+//! and sets, `Option`, `Box`, arrays, slices, tuples, cells and locks) and
+//! what each one's reset and `heap_bytes` do are listed in
+//! [the table on `Reset`](Reset#what-the-std-impls-do). [`Shrink`] and
+//! [`Zeroize`] list the types that `max_capacity` and `zeroize` accept. The
+//! optional integrations add:
+//!
+//! | type | feature | `Reset` | `heap_bytes` | also |
+//! | --- | --- | --- | --- | --- |
+//! | `bytes::BytesMut` | `bytes` | `clear()`, capacity kept | capacity | `Zeroize` |
+//! | `smallvec::SmallVec<A>` | `smallvec` | `clear()`, capacity kept | spilled capacity × item size, 0 while inline | `Shrink`; `Zeroize` for `u8` items |
+//! | `indexmap::IndexMap<K, V, S>`, `IndexSet<T, S>` | `indexmap` | `clear()`, capacity kept | capacity × (entry + hash + index + 1) | `Shrink` |
+//! | `hashbrown::HashMap<K, V, S>`, `HashSet<T, S>` | `hashbrown` | `clear()`, capacity kept | capacity × (entry + 1) | `Shrink` |
+//!
+//! For any other type: derive `Reset`, implement it by hand (see [`Reset`]),
+//! or use the `default` / `with` field attributes.
+//!
+//! # Cargo features
+//!
+//! All off by default; each only adds trait impls.
+//!
+//! | feature | adds |
+//! | --- | --- |
+//! | `serde` | `Serialize` for `Pooled<T>` (serializes the value) |
+//! | `bytes` | `Reset`, `Zeroize` for `bytes::BytesMut` (bytes 1.x) |
+//! | `smallvec` | `Reset`, `Shrink`, `Zeroize` for `smallvec::SmallVec` (smallvec 1.x) |
+//! | `indexmap` | `Reset`, `Shrink` for `indexmap::{IndexMap, IndexSet}` (indexmap 2.x) |
+//! | `hashbrown` | `Reset`, `Shrink` for `hashbrown::{HashMap, HashSet}` (hashbrown 0.17) |
+//!
+//! # Policy defaults
+//!
+//! | setting | default | change it with |
+//! | --- | --- | --- |
+//! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]` |
+//! | retention bound | `4 × CPUs × LOCAL_CACHE_SIZE` (64 on 2 CPUs) | [`Pool::max_retained`], `#[poolable(max_retained = N)]` |
+//! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool | (fixed) |
+//! | idle decay | none until you call [`Pool::trim`] / [`trim_all`] or start [`trimmer::spawn`] | |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub use pool_derive::{Poolable, Reset};
 pub use pool_runtime::*;
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

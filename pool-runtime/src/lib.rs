@@ -16,6 +16,8 @@
 //! - `stats`: [`Stats`] and the per-thread counters.
 //! - `registry`: [`trim_all`] and the pools of generic derived types.
 //! - [`trimmer`]: the optional background trimmer.
+//! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
+//!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `sync`: the std/loom switch.
 //!
 //! ```
@@ -26,9 +28,11 @@
 //! assert!(BUFS.get().is_empty());
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod guard;
+mod integrations;
 mod local;
 mod policy;
 mod pool;

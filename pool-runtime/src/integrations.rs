@@ -1,0 +1,699 @@
+//! Optional integrations with other crates, each behind a cargo feature of
+//! the same name (forwarded by the `poolable` crate):
+//!
+//! | feature | what it adds |
+//! | --- | --- |
+//! | `serde` | `Serialize` for [`Pooled<T>`](crate::Pooled): serializes the value |
+//! | `bytes` | [`Reset`] and [`Zeroize`] for `bytes::BytesMut` |
+//! | `smallvec` | [`Reset`], [`Shrink`] and [`Zeroize`] (for `u8` items) for `smallvec::SmallVec` (1.x) |
+//! | `indexmap` | [`Reset`] and [`Shrink`] for `indexmap::{IndexMap, IndexSet}` (2.x) |
+//! | `hashbrown` | [`Reset`] and [`Shrink`] for `hashbrown::{HashMap, HashSet}` (0.17) |
+//!
+//! Every `Reset` impl here clears the collection and keeps its allocation,
+//! like the std impls, and reports the kept allocation through
+//! [`Reset::heap_bytes`] so the pool's `max_bytes` cap applies to it.
+//!
+//! The `Shrink` impls are `#[diagnostic::do_not_recommend]`: the "other types
+//! implement `Shrink`" list in a `max_capacity` error then names the std
+//! collections only, whichever features some dependency turned on, so the
+//! error (and its compile-fail snapshot) does not change with features.
+
+#[allow(unused_imports)] // which ones are used depends on the features
+use crate::{Reset, Shrink, Zeroize};
+#[allow(unused_imports)]
+use core::mem::size_of;
+
+/// Keep zeroing stores: the compiler must assume the bytes are read.
+#[cfg(any(feature = "bytes", feature = "smallvec"))]
+#[inline]
+fn keep_stores(bytes: &mut [u8]) {
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    core::hint::black_box(bytes);
+}
+
+// ---------------------------------------------------------------------------
+// serde
+// ---------------------------------------------------------------------------
+
+/// Serialize the pooled value, exactly as `T` serializes. Needs the `serde`
+/// feature.
+///
+/// A guard cannot be *deserialized* (it needs a pool to come from): take a
+/// guard and deserialize into `&mut *guard`, or deserialize a plain `T`.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use poolable::Pool;
+/// use serde::Serialize;
+/// use std::fmt;
+///
+/// // serde's `Serializer` impl for `fmt::Formatter` prints scalars and strings.
+/// struct Shown<'a, S>(&'a S);
+/// impl<S: Serialize> fmt::Display for Shown<'_, S> {
+///     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///         self.0.serialize(f)
+///     }
+/// }
+///
+/// let pool: Pool<String> = Pool::new();
+/// let mut name = pool.get();
+/// name.push_str("ada");
+/// assert_eq!(Shown(&name).to_string(), "ada");
+/// # }
+/// ```
+#[cfg(feature = "serde")]
+impl<T> serde::Serialize for crate::Pooled<'_, T>
+where
+    T: Reset + Send + 'static + serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// bytes
+// ---------------------------------------------------------------------------
+
+/// `clear()`, capacity kept; `heap_bytes` is the capacity. Needs the `bytes`
+/// feature.
+///
+/// A `BytesMut` split off or frozen from another shares its allocation;
+/// `heap_bytes` reports this handle's own capacity only.
+///
+/// ```
+/// # #[cfg(feature = "bytes")] {
+/// use bytes::{BufMut, BytesMut};
+/// use poolable::Pool;
+///
+/// static FRAMES: Pool<BytesMut> = Pool::new();
+///
+/// let mut frame = FRAMES.get();
+/// frame.put_slice(b"GET / HTTP/1.1\r\n");
+/// drop(frame);
+///
+/// let frame = FRAMES.get();
+/// assert!(frame.is_empty());
+/// assert!(frame.capacity() >= 16); // the allocation was kept
+/// # }
+/// ```
+#[cfg(feature = "bytes")]
+impl Reset for bytes::BytesMut {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    #[inline]
+    fn heap_bytes(&self) -> usize {
+        self.capacity()
+    }
+}
+
+/// Zeros over the whole capacity, then empty; the rule behind
+/// `#[poolable(zeroize)]`. Needs the `bytes` feature.
+///
+/// ```
+/// # #[cfg(feature = "bytes")] {
+/// use bytes::BytesMut;
+/// use poolable::Poolable;
+///
+/// #[derive(Poolable, Default)]
+/// struct Session {
+///     #[poolable(zeroize)]
+///     token: BytesMut,
+/// }
+///
+/// let mut s = Session::pool().get();
+/// s.token.extend_from_slice(b"hunter2");
+/// drop(s);
+/// assert!(Session::pool().get().token.is_empty());
+/// # }
+/// ```
+#[cfg(feature = "bytes")]
+impl Zeroize for bytes::BytesMut {
+    fn zeroize(&mut self) {
+        self.fill(0);
+        // Within the capacity, `resize` writes zeros without reallocating.
+        self.resize(self.capacity(), 0);
+        keep_stores(self);
+        self.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// smallvec
+// ---------------------------------------------------------------------------
+
+/// `clear()`, capacity kept. `heap_bytes` is the spilled allocation
+/// (capacity × item size) and 0 while the items fit inline. Needs the
+/// `smallvec` feature.
+///
+/// ```
+/// # #[cfg(feature = "smallvec")] {
+/// use poolable::{Pool, Reset};
+/// use smallvec::SmallVec;
+///
+/// static IDS: Pool<SmallVec<[u32; 4]>> = Pool::new();
+///
+/// let mut ids = IDS.get();
+/// ids.extend([1, 2, 3]);
+/// assert_eq!(ids.heap_bytes(), 0); // inline: nothing on the heap
+/// ids.extend([4, 5]);
+/// assert!(ids.spilled() && ids.heap_bytes() >= 5 * 4);
+/// drop(ids);
+/// assert!(IDS.get().is_empty());
+/// # }
+/// ```
+#[cfg(feature = "smallvec")]
+impl<A: smallvec::Array> Reset for smallvec::SmallVec<A> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    #[inline]
+    fn heap_bytes(&self) -> usize {
+        if self.spilled() {
+            self.capacity().saturating_mul(size_of::<A::Item>())
+        } else {
+            0
+        }
+    }
+}
+
+/// Shrink the spilled allocation to at most `capacity` items (moving back
+/// inline when `capacity` fits the inline size), through `SmallVec::grow`;
+/// the rule behind `#[poolable(max_capacity = N)]`. Never drops items: the
+/// capacity stays at least the length. Needs the `smallvec` feature.
+///
+/// ```
+/// # #[cfg(feature = "smallvec")] {
+/// use poolable::Shrink;
+/// use smallvec::SmallVec;
+///
+/// let mut v: SmallVec<[u8; 8]> = SmallVec::with_capacity(4096);
+/// Shrink::shrink_to(&mut v, 100);
+/// assert!(v.capacity() <= 100);
+/// Shrink::shrink_to(&mut v, 0);
+/// assert!(!v.spilled()); // back to the inline buffer
+/// # }
+/// ```
+#[cfg(feature = "smallvec")]
+#[diagnostic::do_not_recommend]
+impl<A: smallvec::Array> Shrink for smallvec::SmallVec<A> {
+    fn shrink_to(&mut self, capacity: usize) {
+        if self.capacity() > capacity {
+            self.grow(capacity.max(self.len()));
+        }
+    }
+}
+
+/// Zeros over the whole buffer (inline or spilled), then empty; the rule
+/// behind `#[poolable(zeroize)]`. Needs the `smallvec` feature.
+///
+/// ```
+/// # #[cfg(feature = "smallvec")] {
+/// use poolable::Zeroize;
+/// use smallvec::SmallVec;
+///
+/// let mut key: SmallVec<[u8; 32]> = SmallVec::from_slice(b"hunter2");
+/// key.zeroize();
+/// assert!(key.is_empty());
+/// # }
+/// ```
+#[cfg(feature = "smallvec")]
+impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
+    fn zeroize(&mut self) {
+        self.fill(0);
+        self.resize(self.capacity(), 0);
+        keep_stores(self);
+        self.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// indexmap
+// ---------------------------------------------------------------------------
+
+/// `clear()`, capacity kept. `heap_bytes` approximates the entry vector and
+/// the index table: capacity × (entry + hash + index + control byte). Needs
+/// the `indexmap` feature.
+///
+/// ```
+/// # #[cfg(feature = "indexmap")] {
+/// use indexmap::IndexMap;
+/// use poolable::Pool;
+///
+/// static HEADERS: Pool<IndexMap<String, String>> = Pool::new();
+///
+/// let mut h = HEADERS.get();
+/// h.insert("host".into(), "example.org".into());
+/// drop(h);
+///
+/// let h = HEADERS.get();
+/// assert!(h.is_empty() && h.capacity() >= 1);
+/// # }
+/// ```
+#[cfg(feature = "indexmap")]
+impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity()
+            .saturating_mul(size_of::<(usize, K, V)>() + size_of::<usize>() + 1)
+    }
+}
+
+/// `clear()`, capacity kept. `heap_bytes` as for `IndexMap`. Needs the
+/// `indexmap` feature.
+///
+/// ```
+/// # #[cfg(feature = "indexmap")] {
+/// use indexmap::IndexSet;
+/// use poolable::Reset;
+///
+/// let mut seen: IndexSet<u64> = (0..100).collect();
+/// seen.reset();
+/// assert!(seen.is_empty() && seen.capacity() >= 100);
+/// assert!(seen.heap_bytes() >= 100 * 8);
+/// # }
+/// ```
+#[cfg(feature = "indexmap")]
+impl<T, S> Reset for indexmap::IndexSet<T, S> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity()
+            .saturating_mul(size_of::<(usize, T)>() + size_of::<usize>() + 1)
+    }
+}
+
+/// `IndexMap::shrink_to`; the rule behind `#[poolable(max_capacity = N)]`.
+/// Needs the `indexmap` feature.
+///
+/// ```
+/// # #[cfg(feature = "indexmap")] {
+/// use indexmap::IndexMap;
+/// use poolable::Shrink;
+///
+/// let mut m: IndexMap<u32, u32> = IndexMap::with_capacity(1000);
+/// Shrink::shrink_to(&mut m, 16);
+/// assert!(m.capacity() < 1000);
+/// # }
+/// ```
+#[cfg(feature = "indexmap")]
+#[diagnostic::do_not_recommend]
+impl<K, V, S> Shrink for indexmap::IndexMap<K, V, S> {
+    fn shrink_to(&mut self, capacity: usize) {
+        if self.capacity() > capacity {
+            indexmap::IndexMap::shrink_to(self, capacity);
+        }
+    }
+}
+
+/// `IndexSet::shrink_to`; the rule behind `#[poolable(max_capacity = N)]`.
+/// Needs the `indexmap` feature.
+///
+/// ```
+/// # #[cfg(feature = "indexmap")] {
+/// use indexmap::IndexSet;
+/// use poolable::Shrink;
+///
+/// let mut s: IndexSet<u32> = IndexSet::with_capacity(1000);
+/// Shrink::shrink_to(&mut s, 16);
+/// assert!(s.capacity() < 1000);
+/// # }
+/// ```
+#[cfg(feature = "indexmap")]
+#[diagnostic::do_not_recommend]
+impl<T, S> Shrink for indexmap::IndexSet<T, S> {
+    fn shrink_to(&mut self, capacity: usize) {
+        if self.capacity() > capacity {
+            indexmap::IndexSet::shrink_to(self, capacity);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// hashbrown
+// ---------------------------------------------------------------------------
+
+/// `clear()`, capacity kept; `heap_bytes` is capacity × (entry + control
+/// byte), as for std's `HashMap`. For the default allocator. Needs the
+/// `hashbrown` feature.
+///
+/// ```
+/// # #[cfg(feature = "hashbrown")] {
+/// use hashbrown::HashMap;
+/// use poolable::Poolable;
+///
+/// #[derive(Poolable, Default)]
+/// struct Query {
+///     #[poolable(max_capacity = 64)]
+///     params: HashMap<String, String>,
+/// }
+///
+/// let mut q = Query::pool().get();
+/// q.params.insert("page".into(), "2".into());
+/// drop(q);
+/// assert!(Query::pool().get().params.is_empty());
+/// # }
+/// ```
+#[cfg(feature = "hashbrown")]
+impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<(K, V)>() + 1)
+    }
+}
+
+/// `clear()`, capacity kept; `heap_bytes` is capacity × (item + control
+/// byte). Needs the `hashbrown` feature.
+///
+/// ```
+/// # #[cfg(feature = "hashbrown")] {
+/// use hashbrown::HashSet;
+/// use poolable::Reset;
+///
+/// let mut seen: HashSet<u64> = (0..100).collect();
+/// seen.reset();
+/// assert!(seen.is_empty() && seen.capacity() >= 100);
+/// assert_eq!(seen.heap_bytes(), seen.capacity() * 9);
+/// # }
+/// ```
+#[cfg(feature = "hashbrown")]
+impl<T, S> Reset for hashbrown::HashSet<T, S> {
+    #[inline]
+    fn reset(&mut self) {
+        self.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity().saturating_mul(size_of::<T>() + 1)
+    }
+}
+
+/// `HashMap::shrink_to`; the rule behind `#[poolable(max_capacity = N)]`.
+/// Needs the `hashbrown` feature.
+///
+/// ```
+/// # #[cfg(feature = "hashbrown")] {
+/// use hashbrown::HashMap;
+/// use poolable::Shrink;
+///
+/// let mut m: HashMap<u32, u32> = HashMap::with_capacity(1000);
+/// Shrink::shrink_to(&mut m, 16);
+/// assert!(m.capacity() < 1000);
+/// # }
+/// ```
+#[cfg(feature = "hashbrown")]
+#[diagnostic::do_not_recommend]
+impl<K, V, S> Shrink for hashbrown::HashMap<K, V, S>
+where
+    K: Eq + core::hash::Hash,
+    S: core::hash::BuildHasher,
+{
+    fn shrink_to(&mut self, capacity: usize) {
+        if self.capacity() > capacity {
+            hashbrown::HashMap::shrink_to(self, capacity);
+        }
+    }
+}
+
+/// `HashSet::shrink_to`; the rule behind `#[poolable(max_capacity = N)]`.
+/// Needs the `hashbrown` feature.
+///
+/// ```
+/// # #[cfg(feature = "hashbrown")] {
+/// use hashbrown::HashSet;
+/// use poolable::Shrink;
+///
+/// let mut s: HashSet<u32> = HashSet::with_capacity(1000);
+/// Shrink::shrink_to(&mut s, 16);
+/// assert!(s.capacity() < 1000);
+/// # }
+/// ```
+#[cfg(feature = "hashbrown")]
+#[diagnostic::do_not_recommend]
+impl<T, S> Shrink for hashbrown::HashSet<T, S>
+where
+    T: Eq + core::hash::Hash,
+    S: core::hash::BuildHasher,
+{
+    fn shrink_to(&mut self, capacity: usize) {
+        if self.capacity() > capacity {
+            hashbrown::HashSet::shrink_to(self, capacity);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[allow(unused_imports)]
+    use crate::{Pool, Reset, Shrink, Zeroize};
+
+    #[cfg(feature = "serde")]
+    mod serde_forward {
+        use crate::Pool;
+        use core::fmt;
+        use serde::Serialize;
+
+        /// Serialize through serde's `fmt::Formatter` serializer (scalars and strings).
+        struct Shown<'a, S>(&'a S);
+        impl<S: Serialize> fmt::Display for Shown<'_, S> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.serialize(f)
+            }
+        }
+
+        #[test]
+        fn guard_serializes_as_its_string() {
+            let pool: Pool<String> = Pool::new();
+            let mut s = pool.get();
+            s.push_str("user=ada");
+            assert_eq!(Shown(&s).to_string(), Shown(&*s).to_string());
+            assert_eq!(Shown(&s).to_string(), "user=ada");
+        }
+
+        #[test]
+        fn guard_serializes_as_its_number() {
+            let pool: Pool<u64> = Pool::new();
+            let mut n = pool.get();
+            *n = 42;
+            assert_eq!(Shown(&n).to_string(), "42");
+        }
+    }
+
+    #[cfg(feature = "bytes")]
+    mod bytes_mut {
+        use super::*;
+        use bytes::{BufMut, BytesMut};
+
+        #[test]
+        fn reset_clears_and_keeps_capacity() {
+            let mut b = BytesMut::with_capacity(256);
+            b.put_slice(b"secret");
+            let cap = b.capacity();
+            b.reset();
+            assert!(b.is_empty());
+            assert_eq!(b.capacity(), cap);
+        }
+
+        #[test]
+        fn heap_bytes_is_capacity() {
+            let b = BytesMut::with_capacity(300);
+            assert_eq!(b.heap_bytes(), b.capacity());
+            assert!(b.heap_bytes() >= 300);
+        }
+
+        #[test]
+        fn pool_drops_oversized_bytes_mut() {
+            let pool: Pool<BytesMut> = Pool::new().max_bytes(1024);
+            pool.get().reserve(4096);
+            drop(pool.get()); // a fresh, empty one fits
+            let stats = pool.stats();
+            assert_eq!(stats.dropped_oversize, 1);
+            assert_eq!(stats.retained, 1);
+        }
+
+        #[test]
+        fn zeroize_empties_and_keeps_capacity() {
+            let mut b = BytesMut::with_capacity(64);
+            b.put_slice(b"hunter2");
+            let (cap, ptr) = (b.capacity(), b.as_ptr());
+            b.zeroize();
+            assert!(b.is_empty());
+            assert_eq!((b.capacity(), b.as_ptr()), (cap, ptr));
+        }
+    }
+
+    #[cfg(feature = "smallvec")]
+    mod small_vec {
+        use super::*;
+        use smallvec::SmallVec;
+
+        #[test]
+        fn reset_clears_and_keeps_spilled_capacity() {
+            let mut v: SmallVec<[u32; 2]> = (0..100).collect();
+            let cap = v.capacity();
+            v.reset();
+            assert!(v.is_empty());
+            assert_eq!(v.capacity(), cap);
+            assert!(v.spilled());
+        }
+
+        #[test]
+        fn heap_bytes_is_zero_inline_and_capacity_when_spilled() {
+            let mut v: SmallVec<[u64; 4]> = SmallVec::new();
+            v.extend([1, 2, 3, 4]);
+            assert_eq!(v.heap_bytes(), 0);
+            v.push(5);
+            assert_eq!(v.heap_bytes(), v.capacity() * 8);
+        }
+
+        #[test]
+        fn shrink_to_reduces_spilled_capacity() {
+            let mut v: SmallVec<[u8; 8]> = SmallVec::with_capacity(1000);
+            Shrink::shrink_to(&mut v, 64);
+            assert!(v.spilled());
+            assert_eq!(v.capacity(), 64);
+        }
+
+        #[test]
+        fn shrink_to_inline_size_unspills() {
+            let mut v: SmallVec<[u8; 8]> = SmallVec::with_capacity(1000);
+            Shrink::shrink_to(&mut v, 8);
+            assert!(!v.spilled());
+            assert_eq!(v.heap_bytes(), 0);
+        }
+
+        #[test]
+        fn shrink_to_keeps_every_item() {
+            let mut v: SmallVec<[u8; 2]> = (0..50).collect();
+            v.reserve(1000);
+            Shrink::shrink_to(&mut v, 10);
+            assert_eq!(v.len(), 50);
+            assert!(v.capacity() >= 50 && v.capacity() < 1000);
+            assert!(v.iter().copied().eq(0..50));
+        }
+
+        #[test]
+        fn zeroize_empties_inline_and_spilled() {
+            let mut inline: SmallVec<[u8; 16]> = SmallVec::from_slice(b"key");
+            inline.zeroize();
+            assert!(inline.is_empty() && !inline.spilled());
+
+            let mut spilled: SmallVec<[u8; 4]> = SmallVec::from_slice(b"a longer secret");
+            let cap = spilled.capacity();
+            spilled.zeroize();
+            assert!(spilled.is_empty());
+            assert_eq!(spilled.capacity(), cap);
+        }
+    }
+
+    #[cfg(feature = "indexmap")]
+    mod index_map {
+        use super::*;
+        use indexmap::{IndexMap, IndexSet};
+
+        #[test]
+        fn map_reset_clears_and_keeps_capacity() {
+            let mut m: IndexMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
+            let cap = m.capacity();
+            m.reset();
+            assert!(m.is_empty());
+            assert_eq!(m.capacity(), cap);
+        }
+
+        #[test]
+        fn set_reset_clears_and_keeps_capacity() {
+            let mut s: IndexSet<u32> = (0..50).collect();
+            let cap = s.capacity();
+            s.reset();
+            assert!(s.is_empty());
+            assert_eq!(s.capacity(), cap);
+        }
+
+        #[test]
+        fn heap_bytes_grows_with_capacity() {
+            let small: IndexMap<u64, u64> = IndexMap::with_capacity(4);
+            let large: IndexMap<u64, u64> = IndexMap::with_capacity(4000);
+            // Entry (hash, key, value) = 24 bytes, plus an index and a control byte.
+            assert!(large.heap_bytes() >= 4000 * (24 + 8 + 1));
+            assert!(small.heap_bytes() < large.heap_bytes());
+            let empty: IndexSet<u64> = IndexSet::new();
+            assert_eq!(empty.heap_bytes(), 0);
+        }
+
+        #[test]
+        fn shrink_to_reduces_capacity() {
+            let mut m: IndexMap<u32, u32> = IndexMap::with_capacity(1000);
+            m.insert(1, 1);
+            Shrink::shrink_to(&mut m, 10);
+            assert!(m.capacity() >= 10 && m.capacity() < 1000);
+            assert_eq!(m.get(&1), Some(&1));
+
+            let mut s: IndexSet<u32> = IndexSet::with_capacity(1000);
+            Shrink::shrink_to(&mut s, 10);
+            assert!(s.capacity() < 1000);
+        }
+
+        #[test]
+        fn pool_drops_oversized_index_map() {
+            let pool: Pool<IndexMap<u64, u64>> = Pool::new().max_bytes(4096);
+            pool.get().reserve(10_000);
+            assert_eq!(pool.stats().dropped_oversize, 1);
+            assert_eq!(pool.stats().retained, 0);
+        }
+    }
+
+    #[cfg(feature = "hashbrown")]
+    mod hash_brown {
+        use super::*;
+        use hashbrown::{HashMap, HashSet};
+
+        #[test]
+        fn map_reset_clears_and_keeps_capacity() {
+            let mut m: HashMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
+            let cap = m.capacity();
+            m.reset();
+            assert!(m.is_empty());
+            assert_eq!(m.capacity(), cap);
+        }
+
+        #[test]
+        fn set_reset_clears_and_keeps_capacity() {
+            let mut s: HashSet<u32> = (0..50).collect();
+            let cap = s.capacity();
+            s.reset();
+            assert!(s.is_empty());
+            assert_eq!(s.capacity(), cap);
+        }
+
+        #[test]
+        fn heap_bytes_counts_entries_and_control_bytes() {
+            let m: HashMap<u64, u32> = HashMap::with_capacity(100);
+            assert_eq!(m.heap_bytes(), m.capacity() * (16 + 1));
+            let s: HashSet<u16> = HashSet::with_capacity(100);
+            assert_eq!(s.heap_bytes(), s.capacity() * (2 + 1));
+        }
+
+        #[test]
+        fn shrink_to_reduces_capacity() {
+            let mut m: HashMap<u32, u32> = HashMap::with_capacity(1000);
+            m.insert(1, 1);
+            Shrink::shrink_to(&mut m, 10);
+            assert!(m.capacity() >= 10 && m.capacity() < 1000);
+            assert_eq!(m.get(&1), Some(&1));
+
+            let mut s: HashSet<u32> = HashSet::with_capacity(1000);
+            Shrink::shrink_to(&mut s, 10);
+            assert!(s.capacity() < 1000);
+        }
+    }
+}
