@@ -95,7 +95,11 @@ impl<T: 'static> LocalCache<T> {
         // now been idle across one. Two or more trims behind: all go. They are
         // dropped here, with this thread's cache borrowed: a `Drop` that uses
         // the pool meanwhile goes to the shards instead.
-        let dead = if behind >= 2 { self.items.len() } else { self.aged.min(self.items.len()) };
+        let dead = if behind >= 2 {
+            self.items.len()
+        } else {
+            self.aged.min(self.items.len())
+        };
         self.counters.add_owned(Event::DroppedIdle, dead as u64);
         self.items.drain(..dead);
         self.aged = self.items.len();

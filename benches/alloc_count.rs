@@ -1,0 +1,359 @@
+//! Allocations per operation in steady state, and the memory kept by the
+//! mixed-sizes workload, for every contender, under a counting allocator.
+//!
+//! A plain `main` (`harness = false`): prints a table and writes
+//! `target/criterion/alloc_count.json` for `scripts/bench_table.py`. Exits
+//! with status 1 if poolable allocates in steady state where it must not
+//! (workloads 1-4 and 6).
+
+#[path = "support/mod.rs"]
+mod support;
+
+use poolable::{Pool, Poolable};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use support::{CAP, Contenders, Item, Kind, NO_CAP, Request, Small, work};
+
+// ------------------------------------------------------- counting allocator
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(bytes: usize) {
+    let now = LIVE.fetch_add(bytes, Relaxed) + bytes;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters are
+// only observed.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            ALLOCS.fetch_add(1, Relaxed);
+            grow(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            ALLOCS.fetch_add(1, Relaxed);
+            grow(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as ours.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            ALLOCS.fetch_add(1, Relaxed);
+            if new_size >= layout.size() {
+                grow(new_size - layout.size());
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+// ------------------------------------------------------------------ driver
+
+const WARM: u64 = 1_000;
+const OPS: u64 = 10_000;
+const PIPE_WARM: u64 = 20_000;
+const PIPE_MSGS: u64 = 20_000;
+/// Allocations per message allowed to poolable in the producer/consumer
+/// workload: a few misses while its population converges.
+const PIPE_TOLERANCE: f64 = 0.001;
+
+/// One result row: workload, contender, value.
+struct Row {
+    workload: &'static str,
+    kind: &'static str,
+    allocs_per_op: f64,
+}
+
+/// Steady-state allocations per op on this thread: `WARM` ops, then count `OPS`.
+fn per_op<T: Item>(c: &Contenders<T>, kind: Kind, f: impl Fn(&mut T, u64) + Copy) -> f64 {
+    c.run(kind, WARM, f);
+    let before = ALLOCS.load(Relaxed);
+    c.run(kind, OPS, f);
+    (ALLOCS.load(Relaxed) - before) as f64 / OPS as f64
+}
+
+fn single<T: Item>(
+    rows: &mut Vec<Row>,
+    workload: &'static str,
+    c: &Contenders<T>,
+    f: impl Fn(&mut T, u64) + Copy,
+) {
+    for kind in Kind::ALL {
+        rows.push(Row {
+            workload,
+            kind: kind.id(),
+            allocs_per_op: per_op(c, kind, f),
+        });
+    }
+}
+
+static SCRATCH: Pool<Vec<u8>> = Pool::new();
+static BUILDER: Pool<Vec<u8>> = Pool::new();
+static RECORD: Pool<Vec<u8>> = Pool::new();
+static MESSAGES: Pool<Vec<u8>> = Pool::new();
+static MIXED_CAPPED: Pool<Vec<u8>> = Pool::new();
+static MIXED_UNCAPPED: Pool<Vec<u8>> = Pool::new().max_bytes(NO_CAP);
+
+/// Memory of workload 7 for one contender, measured on a fresh thread so
+/// that thread-local pools start empty: peak and retained live heap bytes
+/// above the level before the pools were built.
+struct Memory {
+    cap: &'static str,
+    kind: &'static str,
+    allocs_per_op: f64,
+    peak: usize,
+    retained: usize,
+    poolable_retained_bytes: Option<usize>,
+}
+
+fn memory(cap: &'static str, kind: Kind) -> Memory {
+    let (pool, limit) = if cap == "cap off" {
+        (&MIXED_UNCAPPED, NO_CAP)
+    } else {
+        (&MIXED_CAPPED, CAP)
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // The pools' own structures are not counted: only what they
+            // allocate while serving requests and keep afterwards.
+            let c = Contenders::new(pool, Vec::new, limit);
+            let base = LIVE.load(Relaxed);
+            PEAK.store(base, Relaxed);
+            let allocs = ALLOCS.load(Relaxed);
+            c.run(kind, OPS, work::mixed);
+            let allocs_per_op = (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64;
+            let m = Memory {
+                cap,
+                kind: kind.id(),
+                allocs_per_op,
+                peak: PEAK.load(Relaxed).saturating_sub(base),
+                retained: LIVE.load(Relaxed).saturating_sub(base),
+                poolable_retained_bytes: (kind == Kind::Poolable)
+                    .then(|| pool.stats().retained_bytes),
+            };
+            drop(c);
+            m
+        })
+        .join()
+        .expect("memory thread panicked")
+    })
+}
+
+fn main() {
+    let mut rows = Vec::new();
+
+    let small = Contenders::new(Small::pool(), Small::default, CAP);
+    single(&mut rows, "1_small_get_drop", &small, work::small);
+
+    let scratch = Contenders::new(&SCRATCH, Vec::new, CAP);
+    single(&mut rows, "2_scratch_2k", &scratch, work::scratch);
+    // Plain is `vec![0; 2048]` per op there.
+    for row in rows
+        .iter_mut()
+        .filter(|r| r.workload == "2_scratch_2k" && r.kind == "plain")
+    {
+        work::scratch_fresh(0);
+        let before = ALLOCS.load(Relaxed);
+        for i in 0..OPS {
+            work::scratch_fresh(i);
+        }
+        row.allocs_per_op = (ALLOCS.load(Relaxed) - before) as f64 / OPS as f64;
+    }
+
+    let builder = Contenders::new(&BUILDER, Vec::new, CAP);
+    single(&mut rows, "3_builder_4k", &builder, work::build);
+
+    let record = Contenders::new(&RECORD, Vec::new, CAP);
+    single(&mut rows, "4_record_encode", &record, work::encode);
+
+    let request = Contenders::new(Request::pool(), Request::default, CAP);
+    single(&mut rows, "5_request", &request, work::request);
+
+    let messages = Contenders::new(&MESSAGES, Vec::new, CAP);
+    let mut pool_notes = Vec::new();
+    let mut pipe_churn = false;
+    for (pairs, workload) in [
+        (1, "6_producer_consumer 1-to-1"),
+        (2, "6_producer_consumer 2-to-2"),
+    ] {
+        for kind in Kind::ALL {
+            let before = AtomicU64::new(0);
+            let after = AtomicU64::new(0);
+            let mut stats = (MESSAGES.stats(), MESSAGES.stats());
+            messages.pipe(
+                kind,
+                pairs,
+                PIPE_WARM,
+                PIPE_MSGS,
+                work::message,
+                |v| work::consume(v),
+                || {
+                    stats.0 = MESSAGES.stats();
+                    before.store(ALLOCS.load(Relaxed), Relaxed)
+                },
+                || {
+                    after.store(ALLOCS.load(Relaxed), Relaxed);
+                    stats.1 = MESSAGES.stats();
+                },
+            );
+            let n = after.load(Relaxed) - before.load(Relaxed);
+            if kind == Kind::Poolable {
+                let (a, b) = stats;
+                pipe_churn |= b.dropped_on_return() > a.dropped_on_return();
+                pool_notes.push(format!(
+                    "{workload}: poolable stats over the measured phase: gets {}, misses {}, dropped_full {}, dropped_oversize {}; retained at end {}",
+                    b.gets - a.gets,
+                    b.misses - a.misses,
+                    b.dropped_full - a.dropped_full,
+                    b.dropped_oversize - a.dropped_oversize,
+                    b.retained
+                ));
+            }
+            rows.push(Row {
+                workload,
+                kind: kind.id(),
+                allocs_per_op: n as f64 / PIPE_MSGS as f64,
+            });
+        }
+    }
+
+    let mut mem = Vec::new();
+    for cap in ["cap 64 KiB", "cap off"] {
+        for kind in Kind::ALL {
+            if cap == "cap off" || kind.has_cap() || kind == Kind::Plain {
+                mem.push(memory(cap, kind));
+            }
+        }
+    }
+
+    // ---- print
+    println!(
+        "allocations per op, steady state ({OPS} ops after {WARM}; pipes {PIPE_MSGS} msgs after {PIPE_WARM} per pair)"
+    );
+    let mut workload = "";
+    for r in &rows {
+        if r.workload != workload {
+            workload = r.workload;
+            println!("  {workload}");
+        }
+        println!("    {:<18} {:>10.4}", r.kind, r.allocs_per_op);
+    }
+    for note in &pool_notes {
+        println!("  {note}");
+    }
+    println!("mixed sizes: {OPS} requests on one thread, 1 in 100 grows to 1 MiB");
+    println!(
+        "    {:<12} {:<18} {:>10} {:>12} {:>12} {:>14}",
+        "cap", "contender", "allocs/op", "peak B", "retained B", "stats.retained"
+    );
+    for m in &mem {
+        println!(
+            "    {:<12} {:<18} {:>10.3} {:>12} {:>12} {:>14}",
+            m.cap,
+            m.kind,
+            m.allocs_per_op,
+            m.peak,
+            m.retained,
+            m.poolable_retained_bytes
+                .map_or("-".into(), |b| b.to_string())
+        );
+    }
+
+    // ---- json
+    let mut json = String::from("{\n  \"allocs_per_op\": [\n");
+    for (i, r) in rows.iter().enumerate() {
+        let sep = if i + 1 < rows.len() { "," } else { "" };
+        let _ = writeln!(
+            json,
+            "    {{\"workload\": \"{}\", \"contender\": \"{}\", \"value\": {}}}{sep}",
+            r.workload, r.kind, r.allocs_per_op
+        );
+    }
+    json.push_str("  ],\n  \"mixed_memory\": [\n");
+    for (i, m) in mem.iter().enumerate() {
+        let sep = if i + 1 < mem.len() { "," } else { "" };
+        let _ = writeln!(
+            json,
+            "    {{\"cap\": \"{}\", \"contender\": \"{}\", \"allocs_per_op\": {}, \"peak_bytes\": {}, \"retained_bytes\": {}, \"poolable_stats_retained_bytes\": {}}}{sep}",
+            m.cap,
+            m.kind,
+            m.allocs_per_op,
+            m.peak,
+            m.retained,
+            m.poolable_retained_bytes
+                .map_or("null".into(), |b| b.to_string())
+        );
+    }
+    let _ = writeln!(
+        json,
+        "  ],\n  \"ops\": {OPS},\n  \"pipe_msgs\": {PIPE_MSGS}\n}}"
+    );
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("criterion");
+    std::fs::create_dir_all(&dir).expect("create target/criterion");
+    let path = dir.join("alloc_count.json");
+    std::fs::write(&path, json).expect("write alloc_count.json");
+    println!("wrote {}", path.display());
+
+    // ---- check: poolable reuses everything in steady state. Single-threaded
+    // (workloads 1-4): not one allocation. Producer/consumer: a producer that
+    // finds every idle value still in flight or in the consumer's cache makes
+    // a new one, which then stays in circulation (the pool drops nothing), so
+    // the population converges; allow such rare misses, not churn.
+    let mut failed = false;
+    for r in rows.iter().filter(|r| r.kind == "poolable") {
+        let limit = match r.workload.as_bytes()[0] {
+            b'1'..=b'4' => 0.0,
+            b'6' => PIPE_TOLERANCE,
+            _ => continue,
+        };
+        if r.allocs_per_op > limit {
+            eprintln!(
+                "FAIL: poolable makes {:.4} allocations/op in steady state in {} (limit {limit})",
+                r.allocs_per_op, r.workload
+            );
+            failed = true;
+        }
+    }
+    if pipe_churn {
+        eprintln!("FAIL: poolable dropped values in the producer/consumer workload (see above)");
+        failed = true;
+    }
+    if failed {
+        std::process::exit(1);
+    }
+    println!(
+        "check passed: poolable makes 0 allocations/op in steady state in workloads 1-4, \
+         and at most {PIPE_TOLERANCE}/op (population still converging, nothing dropped) in 6"
+    );
+}

@@ -1,0 +1,39 @@
+//! Workload 7: mixed sizes. Each request takes a buffer and makes it 2 KiB,
+//! except one in 100 that grows it to 1 MiB; with the size cap on (64 KiB,
+//! for the contenders that have one) and off. Memory figures come from
+//! `alloc_count`.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use poolable::Pool;
+use support::{CAP, Contenders, Kind, NO_CAP, work};
+
+static CAPPED: Pool<Vec<u8>> = Pool::new();
+static UNCAPPED: Pool<Vec<u8>> = Pool::new().max_bytes(NO_CAP);
+
+fn mixed(c: &mut Criterion) {
+    let mut g = c.benchmark_group("7_mixed_sizes");
+    g.throughput(Throughput::Elements(1));
+    {
+        let peers = Contenders::new(&CAPPED, Vec::new, CAP);
+        let kinds: Vec<Kind> = Kind::ALL
+            .into_iter()
+            .filter(|&k| k.has_cap() || k == Kind::Plain)
+            .collect();
+        support::bench_kinds(&mut g, "cap 64 KiB", &peers, &kinds, work::mixed);
+    }
+    {
+        let peers = Contenders::new(&UNCAPPED, Vec::new, NO_CAP);
+        support::bench_kinds(&mut g, "cap off", &peers, &Kind::ALL, work::mixed);
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = support::criterion();
+    targets = mixed
+}
+criterion_main!(benches);
