@@ -45,7 +45,9 @@ pub struct Pooled<'a, T: Reset + Send + 'static> {
     pool: &'a Pool<T>,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
     // `into_inner` takes it out.
-    value: Option<T>,
+    // Boxed so that handing a value between the guard, the thread cache and
+    // the shards moves one pointer, whatever the size of `T`.
+    value: Option<Box<T>>,
 }
 
 impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
@@ -56,7 +58,7 @@ impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     }
 
     #[inline]
-    pub(crate) fn slot(this: &mut Self) -> &mut Option<T> {
+    pub(crate) fn slot(this: &mut Self) -> &mut Option<Box<T>> {
         &mut this.value
     }
 
@@ -77,7 +79,7 @@ impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     pub fn into_inner(mut this: Self) -> T {
         this.pool.count_unreturned(Event::Detached);
         match this.value.take() {
-            Some(value) => value,
+            Some(value) => *value,
             None => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
     }
@@ -120,7 +122,7 @@ impl<T: Reset + Send + 'static> DerefMut for Pooled<'_, T> {
 }
 
 impl<T: Reset + Send + 'static> Drop for Pooled<'_, T> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         if std::thread::panicking() {
             if let Some(value) = self.value.take() {

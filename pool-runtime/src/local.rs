@@ -109,7 +109,7 @@ impl<T: 'static> LocalCache<T> {
 
     /// Take an idle entry: from this cache, else refill from the shards.
     #[inline(always)]
-    pub(crate) fn take_into(&mut self, slot: &mut Option<T>) {
+    pub(crate) fn take_into(&mut self, slot: &mut Option<Box<T>>) {
         // Aging happens on returns and refills: a cache only holds what its
         // thread returned, so a thread that only takes has nothing to age.
         self.counters.add_owned(Event::Get, 1);
@@ -144,7 +144,7 @@ impl<T: 'static> LocalCache<T> {
     /// Keep the (reset) value in `slot`, or drop it if it is over the size
     /// cap or there is no room in this cache or the shards.
     #[inline(always)]
-    pub(crate) fn give_from(&mut self, slot: &mut Option<T>, bytes: usize) {
+    pub(crate) fn give_from(&mut self, slot: &mut Option<Box<T>>, bytes: usize) {
         let Some(value) = slot.take() else { return };
         self.catch_up();
         self.counters.add_owned(Event::Put, 1);

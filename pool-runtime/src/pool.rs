@@ -174,7 +174,17 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self
     }
 
+    #[inline(always)]
     fn shared(&self) -> &Arc<Shared<T>> {
+        match self.shared.get() {
+            Some(shared) => shared,
+            None => self.init_shared(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init_shared(&self) -> &Arc<Shared<T>> {
         self.shared.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus());
             let shared = Arc::new(Shared::new(limits, self.type_pool));
@@ -202,17 +212,24 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let mut guard = Pooled::empty(self);
         let slot = Pooled::slot(&mut guard);
         // The value is moved straight into the guard's slot.
-        if local::with(shared, true, |cache| cache.take_into(slot)).is_none() {
+        if local::with(
+            shared,
+            true,
+            #[inline(always)]
+            |cache| cache.take_into(slot),
+        )
+        .is_none()
+        {
             *slot = self.take_without_cache(shared);
         }
         if slot.is_none() {
-            *slot = Some((self.new)());
+            *slot = Some(Box::new((self.new)()));
         }
         guard
     }
 
     #[cold]
-    fn take_without_cache(&self, shared: &Shared<T>) -> Option<T> {
+    fn take_without_cache(&self, shared: &Shared<T>) -> Option<Box<T>> {
         shared.count(Event::Get, 1);
         let entry = shared.pop_one(local::home_shard(shared));
         if entry.is_none() {
@@ -236,23 +253,28 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
-        self.put_from(&mut Some(value));
+        self.put_from(&mut Some(Box::new(value)));
     }
 
     /// Reset and keep (or drop) the value in `slot`, leaving `None`. Taking
     /// the value by `&mut Option` lets the guard hand it over without an
     /// extra move, and keeps it safe when the thread cache is unavailable.
-    #[inline]
-    pub(crate) fn put_from(&self, slot: &mut Option<T>) {
+    #[inline(always)]
+    pub(crate) fn put_from(&self, slot: &mut Option<Box<T>>) {
         let Some(value) = slot.as_mut() else { return };
         // A panicking reset leaves the value half-reset: it is dropped by the
         // unwinding caller, and counted here as a panic drop.
         let on_panic = CountOnUnwind(self);
-        value.reset();
-        let bytes = value.heap_bytes();
+        T::reset(value);
+        let bytes = T::heap_bytes(value);
         core::mem::forget(on_panic);
         let shared = self.shared();
-        local::with(shared, true, |cache| cache.give_from(slot, bytes));
+        local::with(
+            shared,
+            true,
+            #[inline(always)]
+            |cache| cache.give_from(slot, bytes),
+        );
         // No thread cache (thread exiting, or re-entered from a `Drop`).
         if let Some(value) = slot.take() {
             self.put_without_cache(shared, Entry { value, bytes });

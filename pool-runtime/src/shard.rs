@@ -19,7 +19,7 @@ use crate::sync::{Arc, AtomicBool, AtomicU64, CachePadded, Mutex, Ordering, lock
 
 /// A reset value and the heap bytes it keeps, measured once when it came back.
 pub(crate) struct Entry<T> {
-    pub(crate) value: T,
+    pub(crate) value: Box<T>,
     pub(crate) bytes: usize,
 }
 
