@@ -223,9 +223,19 @@ impl<T: Reset + Send + 'static> Pool<T> {
             *slot = self.take_without_cache(shared);
         }
         if slot.is_none() {
-            *slot = Some(Box::new((self.new)()));
+            *slot = Some(self.create());
         }
         guard
+    }
+
+    /// A miss: construct a value. A panicking constructor leaves the pool
+    /// as it was; the counted miss is balanced by a `dropped_panic`.
+    #[cold]
+    fn create(&self) -> Box<T> {
+        let on_panic = CountOnUnwind(self);
+        let value = Box::new((self.new)());
+        core::mem::forget(on_panic);
+        value
     }
 
     #[cold]
@@ -371,7 +381,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 }
 
-/// Counts a `dropped_panic` if dropped, i.e. if a reset unwinds past it.
+/// Counts a `dropped_panic` if dropped, i.e. if a reset or a constructor
+/// unwinds past it.
 struct CountOnUnwind<'a, T: Reset + Send + 'static>(&'a Pool<T>);
 
 impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {

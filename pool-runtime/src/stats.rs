@@ -41,7 +41,8 @@ pub struct Stats {
     pub dropped_oversize: u64,
     /// Values dropped on return because the retention bound was reached.
     pub dropped_full: u64,
-    /// Values dropped because their guard was dropped while the thread panicked.
+    /// Values lost to a panic: a guard dropped while its thread panicked, a
+    /// reset that panicked, or a constructor that panicked on a miss.
     pub dropped_panic: u64,
     /// Idle values dropped by decay ([`trim`](crate::Pool::trim)) or [`clear`](crate::Pool::clear).
     pub dropped_idle: u64,
