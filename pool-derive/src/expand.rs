@@ -4,7 +4,7 @@
 
 use crate::ast::{Container, Derive, Field, Rule};
 use crate::attr;
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use std::collections::BTreeSet;
 use syn::spanned::Spanned;
@@ -83,19 +83,29 @@ fn reset_impl(cont: &Container<'_>, krate: &Path, derive: Derive) -> TokenStream
 fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
     let Field { member, ty, attrs } = field;
     let span = ty.span();
+    // `self` keeps the derive's own span: spanned on the field, it would take
+    // the hygiene of a `macro_rules!` that defined the struct and not resolve.
+    let this = quote!(self);
     let zeroize = attrs
         .zeroize
-        .map(|_| quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut self.#member);));
+        .map(|_| quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);));
     let rule = match &attrs.rule {
-        Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut self.#member);),
+        Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut #this.#member);),
         Rule::Skip => TokenStream::new(),
         Rule::Default => {
-            quote_spanned!(span=> self.#member = <#ty as ::core::default::Default>::default();)
+            quote_spanned!(span=> #this.#member = <#ty as ::core::default::Default>::default();)
         }
-        Rule::With(path) => quote_spanned!(path.span()=> #path(&mut self.#member);),
+        Rule::With(path) => {
+            // The call is spanned on the path, so a signature mismatch points
+            // at `with = path`; the local resolves at the call site, so it
+            // works in a struct defined by a `macro_rules!` too.
+            let field = Ident::new("field", Span::call_site().located_at(path.span()));
+            let call = quote_spanned!(path.span()=> #path(#field););
+            quote!({ let #field = &mut #this.#member; #call })
+        }
     };
     let shrink = attrs.max_capacity.as_ref().map(
-        |(cap, _)| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut self.#member, #cap);),
+        |(cap, _)| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     );
     quote!(#zeroize #rule #shrink)
 }
@@ -105,13 +115,14 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
 /// `Reset` impl to ask, and are not counted.
 fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field { member, ty, attrs } = field;
+    let this = quote!(self);
     match (&attrs.heap_bytes, &attrs.rule) {
         (Some(path), _) => Some(quote_spanned!(path.span()=> {
             let measure: fn(&#ty) -> usize = #path;
-            measure(&self.#member)
+            measure(&#this.#member)
         })),
         (None, Rule::Reset) => {
-            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&self.#member)))
+            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&#this.#member)))
         }
         (None, _) => None,
     }

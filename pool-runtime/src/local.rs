@@ -100,11 +100,15 @@ impl<T: 'static> LocalCache<T> {
         } else {
             self.aged.min(self.items.len())
         };
-        self.counters.add_owned(Event::DroppedIdle, dead as u64);
-        self.items.drain(..dead);
+        // Take the dead entries out and settle the books before dropping
+        // them: a `Drop` that panics must not leave the counts stale.
+        let dead: Vec<Entry<T>> = self.items.drain(..dead).collect();
+        self.counters
+            .add_owned(Event::DroppedIdle, dead.len() as u64);
         self.aged = self.items.len();
         self.recount_bytes();
         self.publish();
+        drop(dead);
     }
 
     /// Take an idle entry: from this cache, else refill from the shards.
@@ -193,7 +197,13 @@ impl<T: 'static> Drop for LocalCache<T> {
             .add_owned(Event::DroppedFull, (n - moved) as u64);
         self.counters.set_cached(0, 0);
         self.shared.unregister(&self.counters);
-        // `self.items` (whatever found no room) drops after this body.
+        // Whatever found no room is dropped here, usually inside a thread-local
+        // destructor, where a panic would abort the process. The panic hook has
+        // already reported such a panic; the remaining values are still
+        // dropped (a panic in one `Drop` does not stop the `Vec` dropping the
+        // rest), so nothing leaks and the process goes on.
+        let leftovers = core::mem::take(&mut self.items);
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(leftovers)));
     }
 }
 

@@ -1,0 +1,152 @@
+//! The pool's memory stays bounded: a burst does not stay resident past two
+//! trims, and oversized values are never retained.
+//!
+//! Single-threaded on purpose: a trim ages the calling thread's own cache at
+//! once, so two trims empty the pool completely.
+
+use poolable::{Pool, Poolable, Pooled, Reset};
+
+const BURST: usize = 100_000;
+const STREAM: usize = 10_000;
+const CAP: usize = 1024;
+const MAX_RETAINED: usize = 32;
+
+#[derive(Poolable, Default)]
+#[poolable(max_retained = 64)]
+struct Burst {
+    payload: Vec<u8>,
+    label: String,
+}
+
+#[test]
+fn a_burst_of_100k_values_is_gone_after_two_trims() {
+    let pool = Burst::pool();
+    let mut held: Vec<Pooled<'static, Burst>> = Vec::with_capacity(BURST);
+    for i in 0..BURST {
+        let mut value = pool.get();
+        value.payload.extend_from_slice(&i.to_le_bytes());
+        value.label.push_str("burst");
+        held.push(value);
+    }
+    let stats = pool.stats();
+    assert_eq!((stats.gets, stats.misses), (BURST as u64, BURST as u64));
+    drop(held);
+
+    let stats = pool.stats();
+    assert_eq!(stats.puts, BURST as u64, "{stats}");
+    assert!(stats.retained <= 64, "more than max_retained kept: {stats}");
+    assert_eq!(
+        stats.dropped_full,
+        (BURST - stats.retained) as u64,
+        "{stats}"
+    );
+    assert!(stats.retained_bytes > 0, "{stats}");
+    let kept = stats.retained;
+
+    pool.trim();
+    let stats = pool.stats();
+    assert_eq!(
+        stats.retained, kept,
+        "idle across one trim is kept: {stats}"
+    );
+    pool.trim();
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.retained, stats.retained_bytes),
+        (0, 0),
+        "idle across two trims is dropped: {stats}"
+    );
+    assert_eq!(stats.dropped_idle, kept as u64, "{stats}");
+}
+
+/// A value that keeps `bytes` of heap after its reset.
+fn sized(bytes: usize) -> Vec<u8> {
+    Vec::with_capacity(bytes)
+}
+
+#[test]
+fn a_stream_of_10k_oversized_values_is_never_retained() {
+    let pool: Pool<Vec<u8>> = Pool::new().max_bytes(CAP).max_retained(MAX_RETAINED);
+    for i in 0..STREAM {
+        let bytes = CAP + 1 + i % 4096;
+        if i % 2 == 0 {
+            let mut value = pool.get();
+            value.reserve_exact(bytes);
+            value.extend_from_slice(b"user=ada secret=hunter2");
+            drop(value);
+        } else {
+            pool.put(sized(bytes));
+        }
+        let stats = pool.stats();
+        assert!(
+            stats.retained_bytes <= CAP * MAX_RETAINED,
+            "after put {i}: {stats}"
+        );
+        assert_eq!(stats.retained, 0, "after put {i}: {stats}");
+        assert_eq!(
+            stats.dropped_oversize,
+            i as u64 + 1,
+            "after put {i}: {stats}"
+        );
+    }
+}
+
+#[test]
+fn a_mixed_stream_never_retains_more_than_the_cap_times_max_retained() {
+    let pool: Pool<Vec<u8>> = Pool::new().max_bytes(CAP).max_retained(MAX_RETAINED);
+    let mut held = Vec::new();
+    let mut oversize = 0;
+    let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+    for i in 0..STREAM {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        // Exactly at the cap is allowed; one byte over is not.
+        let bytes = match seed % 4 {
+            0 => CAP,
+            1 => CAP + 1,
+            _ => (seed >> 8) as usize % (2 * CAP),
+        };
+        // Hold a few values at a time so that returns come in bursts.
+        let mut value = pool.get();
+        value.reserve_exact(bytes);
+        if value.capacity() > CAP {
+            oversize += 1;
+        }
+        held.push(value);
+        if held.len() > (seed >> 40) as usize % 48 {
+            held.clear();
+        }
+        let stats = pool.stats();
+        assert!(stats.retained <= MAX_RETAINED, "after op {i}: {stats}");
+        assert!(
+            stats.retained_bytes <= CAP * MAX_RETAINED,
+            "after op {i}: {stats}"
+        );
+    }
+    drop(held);
+    let stats = pool.stats();
+    assert!(stats.retained_bytes <= CAP * MAX_RETAINED, "{stats}");
+    assert_eq!(stats.dropped_oversize, oversize, "{stats}");
+    pool.trim();
+    pool.trim();
+    assert_eq!(pool.stats().retained_bytes, 0);
+}
+
+#[test]
+fn a_retained_value_reports_its_heap_bytes() {
+    let pool: Pool<Vec<u8>> = Pool::new().max_bytes(CAP);
+    let value = sized(CAP);
+    let bytes = {
+        let mut probe = sized(CAP);
+        probe.reset();
+        probe.heap_bytes()
+    };
+    pool.put(value);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.retained, stats.retained_bytes),
+        (1, bytes),
+        "{stats}"
+    );
+}

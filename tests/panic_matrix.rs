@@ -1,0 +1,574 @@
+//! Panics in user code are survived: a panic while holding a guard, in a
+//! constructor, in a `with` reset function, and in a field's `Drop` when the
+//! pool drops a value (oversize, full, trim, clear). After each, the pool
+//! keeps working, no value or byte leaks, and the counters still balance.
+//!
+//! Leaks are measured with a counting `#[global_allocator]` (live bytes per
+//! thread, so tests running in parallel do not disturb each other) and a
+//! per-thread count of live `Job` instances. Every test runs on one thread
+//! and uses its own pool.
+//!
+//! Under `panic = "abort"` none of this applies: the first panic ends the
+//! process, no guard is dropped during unwinding, and `dropped_panic` stays 0.
+
+use poolable::{Pool, Poolable, Pooled, Reset, Stats};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
+
+// ---------------------------------------------------------------------------
+// Counting allocator: live heap bytes allocated by the current thread.
+
+struct Counting;
+
+std::thread_local! {
+    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
+    static LIVE_JOBS: Cell<isize> = const { Cell::new(0) };
+    static ARM_NEW: Cell<bool> = const { Cell::new(false) };
+    static ARM_RESET: Cell<bool> = const { Cell::new(false) };
+}
+
+fn add_live(delta: isize) {
+    // A const-initialised `Cell` has no destructor, so it is reachable even
+    // while the thread's other thread-locals are being torn down.
+    let _ = LIVE_BYTES.try_with(|live| live.set(live.get() + delta));
+}
+
+// SAFETY: every method forwards to `System` unchanged and only adds
+// bookkeeping that does not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's guarantees.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            add_live(layout.size() as isize);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's guarantees.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            add_live(layout.size() as isize);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.dealloc(ptr, layout) };
+        add_live(-(layout.size() as isize));
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded with the caller's guarantees.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            add_live(new_size as isize - layout.size() as isize);
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn live_bytes() -> isize {
+    LIVE_BYTES.with(Cell::get)
+}
+
+fn live_jobs() -> isize {
+    LIVE_JOBS.with(Cell::get)
+}
+
+// ---------------------------------------------------------------------------
+// Planned panics.
+
+/// The payload of every panic this file raises on purpose.
+const PLANNED: &str = "planned panic";
+
+/// Silence the planned panics, and only those (a failing assertion still
+/// prints). Installed before any measurement, so the hook's own allocation
+/// is not counted.
+fn quiet_planned_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<&str>() != Some(&PLANNED) {
+                default(info);
+            }
+        }));
+    });
+}
+
+fn planned_panic() -> ! {
+    panic::panic_any(PLANNED)
+}
+
+/// Run `f`, which must panic with the planned payload.
+fn expect_planned_panic(f: impl FnOnce()) {
+    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("the planned panic did not happen");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&PLANNED));
+}
+
+// ---------------------------------------------------------------------------
+// The pooled type.
+
+/// Counts live `Job`s on this thread.
+struct Live;
+
+impl Live {
+    fn new() -> Live {
+        LIVE_JOBS.with(|n| n.set(n.get() + 1));
+        Live
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = LIVE_JOBS.try_with(|n| n.set(n.get() - 1));
+    }
+}
+
+/// A field whose `Drop` panics once when armed (not while unwinding, which
+/// would abort). Its reset keeps it armed, so the pool drops it armed.
+#[derive(Default)]
+struct Bomb {
+    armed: bool,
+}
+
+impl Reset for Bomb {
+    fn reset(&mut self) {}
+}
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if std::mem::take(&mut self.armed) && !std::thread::panicking() {
+            planned_panic();
+        }
+    }
+}
+
+/// The `with` reset of `Job::scratch`: panics when `ARM_RESET` is set.
+fn clear_or_panic(scratch: &mut Vec<u8>) {
+    if ARM_RESET.with(|armed| armed.replace(false)) {
+        planned_panic();
+    }
+    scratch.clear();
+}
+
+#[derive(Reset)]
+struct Job {
+    #[poolable(skip)]
+    _live: Live,
+    // Before `secret`: a panic here leaves `secret` not yet reset.
+    #[poolable(with = clear_or_panic)]
+    scratch: Vec<u8>,
+    secret: String,
+    bomb: Bomb,
+}
+
+impl Job {
+    fn new() -> Job {
+        // Allocate before the panic: it must be freed by the unwinding.
+        let secret = String::with_capacity(16);
+        if ARM_NEW.with(|armed| armed.replace(false)) {
+            planned_panic();
+        }
+        Job {
+            _live: Live::new(),
+            scratch: Vec::new(),
+            secret,
+            bomb: Bomb::default(),
+        }
+    }
+
+    fn is_pristine(&self) -> bool {
+        self.scratch.is_empty() && self.secret.is_empty() && !self.bomb.armed
+    }
+
+    fn dirty(&mut self) {
+        self.scratch.extend_from_slice(b"scratch");
+        self.secret.push_str("user=ada secret=hunter2");
+    }
+}
+
+/// The derive's own pool with a custom `new`, for the constructor panic.
+#[derive(Poolable)]
+#[poolable(new = Fresh::new)]
+struct Fresh {
+    #[poolable(skip)]
+    _live: Live,
+    secret: String,
+}
+
+impl Fresh {
+    fn new() -> Fresh {
+        let secret = String::with_capacity(16);
+        if ARM_NEW.with(|armed| armed.replace(false)) {
+            planned_panic();
+        }
+        Fresh {
+            _live: Live::new(),
+            secret,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Checks.
+
+/// Live bytes and live `Job`s left behind by `scenario`, once the pool is
+/// cleared. The scenario runs once first, so that one-time allocations (the
+/// pool's shared state, this thread's cache, the registry) are not counted.
+fn leaked_by<T: Reset + Send>(pool: &Pool<T>, scenario: impl Fn()) -> (isize, isize) {
+    scenario();
+    pool.clear();
+    let (bytes, jobs) = (live_bytes(), live_jobs());
+    scenario();
+    pool.clear();
+    (live_bytes() - bytes, live_jobs() - jobs)
+}
+
+fn assert_nothing_leaked<T: Reset + Send>(pool: &Pool<T>, scenario: impl Fn()) {
+    let jobs_before = live_jobs();
+    let (bytes, jobs) = leaked_by(pool, scenario);
+    assert_eq!(bytes, 0, "heap bytes leaked by one run");
+    assert_eq!(jobs, 0, "values leaked by one run");
+    assert_eq!(live_jobs(), jobs_before, "values left alive after clear()");
+    assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
+}
+
+/// Every value ends in exactly one place. `put_back` counts detached values
+/// handed back with `put` (each is one more return and one more value).
+fn assert_balanced(stats: Stats, held: u64, put_back: u64) {
+    assert_eq!(
+        stats.misses + put_back,
+        stats.retained as u64
+            + held
+            + stats.dropped_oversize
+            + stats.dropped_full
+            + stats.dropped_panic
+            + stats.dropped_idle
+            + stats.detached,
+        "misses + put_back == retained + held + dropped_* + detached: {stats}"
+    );
+    assert_eq!(
+        stats.gets + put_back,
+        stats.puts + held + stats.detached + stats.dropped_panic,
+        "gets + put_back == puts + held + detached + dropped_panic: {stats}"
+    );
+}
+
+/// get / put / into_inner / trim / stats all still behave (one value is
+/// detached and put back).
+fn assert_pool_works(pool: &Pool<Job>, retains: bool) {
+    let before = pool.stats();
+    let mut job = pool.get();
+    assert!(job.is_pristine(), "a dirty value was handed out");
+    job.dirty();
+    drop(job);
+    let job = pool.get();
+    assert!(job.is_pristine(), "a dirty value was handed out");
+    let mut job = Pooled::into_inner(job);
+    job.dirty();
+    pool.put(job);
+    let after = pool.stats();
+    assert_eq!(after.gets, before.gets + 2, "{after}");
+    assert_eq!(after.puts, before.puts + 2, "{after}");
+    assert_eq!(after.detached, before.detached + 1, "{after}");
+    if retains {
+        assert!(after.retained >= 1, "{after}");
+    }
+    pool.trim();
+    pool.trim();
+    assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
+    assert!(pool.get().is_pristine());
+}
+
+// ---------------------------------------------------------------------------
+// 1. A panic in user code while a guard is held.
+
+fn panic_holding_a_guard(pool: &Pool<Job>) {
+    expect_planned_panic(|| {
+        let mut job = pool.get();
+        job.dirty();
+        planned_panic();
+    });
+}
+
+#[test]
+fn panic_while_holding_a_guard_drops_the_value_instead_of_returning_it() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    panic_holding_a_guard(&pool);
+    let stats = pool.stats();
+    assert_eq!((stats.dropped_panic, stats.puts, stats.retained), (1, 0, 0));
+    assert_eq!(live_jobs(), 0);
+    assert_balanced(stats, 0, 0);
+}
+
+#[test]
+fn panic_while_holding_a_guard_leaks_nothing_and_pool_still_works() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || panic_holding_a_guard(&pool));
+    assert_pool_works(&pool, true);
+    assert_balanced(pool.stats(), 0, 1);
+}
+
+// ---------------------------------------------------------------------------
+// 2. A panic in the constructor.
+
+fn panic_in_new(pool: &Pool<Job>) {
+    ARM_NEW.with(|armed| armed.set(true));
+    expect_planned_panic(|| drop(pool.get()));
+}
+
+#[test]
+fn panic_in_new_leaks_nothing_and_pool_still_works() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || panic_in_new(&pool));
+    assert_pool_works(&pool, true);
+}
+
+#[test]
+fn panic_in_derived_new_leaves_the_derived_pool_working() {
+    quiet_planned_panics();
+    let jobs = live_jobs();
+    ARM_NEW.with(|armed| armed.set(true));
+    expect_planned_panic(|| drop(Fresh::pool().get()));
+    assert_eq!(live_jobs(), jobs);
+    let mut fresh = Fresh::pool().get();
+    assert!(fresh.secret.is_empty());
+    fresh.secret.push_str("hunter2");
+    drop(fresh);
+    assert!(Fresh::pool().get().secret.is_empty());
+    Fresh::pool().trim();
+    Fresh::pool().trim();
+    assert_eq!(Fresh::pool().stats().retained, 0);
+    assert_eq!(live_jobs(), jobs);
+}
+
+#[test]
+fn panic_in_new_keeps_the_counters_balanced() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    panic_in_new(&pool);
+    assert_balanced(pool.stats(), 0, 0);
+}
+
+// ---------------------------------------------------------------------------
+// 3. A panic in a `with` reset function.
+
+fn panic_in_with_reset(pool: &Pool<Job>) {
+    let mut job = pool.get();
+    job.dirty();
+    ARM_RESET.with(|armed| armed.set(true));
+    expect_planned_panic(|| drop(job));
+}
+
+#[test]
+fn panic_in_with_reset_never_hands_out_the_half_reset_value() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    panic_in_with_reset(&pool);
+    assert_eq!(live_jobs(), 0, "the half-reset value was kept");
+    assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
+    let job = pool.get();
+    assert!(job.is_pristine(), "secret {:?} handed out", job.secret);
+}
+
+#[test]
+fn panic_in_with_reset_leaks_nothing_and_pool_still_works() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || panic_in_with_reset(&pool));
+    assert_pool_works(&pool, true);
+}
+
+#[test]
+fn panic_in_with_reset_keeps_the_counters_balanced() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    panic_in_with_reset(&pool);
+    assert_balanced(pool.stats(), 0, 0);
+}
+
+// ---------------------------------------------------------------------------
+// 4. A panic in a field's `Drop`, when the pool drops the value on a normal
+//    (not unwinding) path.
+
+/// Return an armed value that the pool will drop on return.
+fn bomb_on_return(pool: &Pool<Job>, oversize: bool) {
+    let mut job = pool.get();
+    job.dirty();
+    if oversize {
+        job.secret.reserve(4096);
+    }
+    job.bomb.armed = true;
+    expect_planned_panic(|| drop(job));
+}
+
+#[test]
+fn panic_in_field_drop_of_an_oversized_value_is_survived() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new).max_bytes(1024);
+    assert_nothing_leaked(&pool, || bomb_on_return(&pool, true));
+    let stats = pool.stats();
+    assert_eq!(stats.dropped_oversize, 2, "{stats}");
+    assert_balanced(stats, 0, 0);
+    assert_pool_works(&pool, true);
+    assert_balanced(pool.stats(), 0, 1);
+}
+
+#[test]
+fn panic_in_field_drop_of_a_value_over_the_retention_bound_is_survived() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new).max_retained(0);
+    assert_nothing_leaked(&pool, || bomb_on_return(&pool, false));
+    let stats = pool.stats();
+    assert_eq!(stats.dropped_full, 2, "{stats}");
+    assert_balanced(stats, 0, 0);
+    assert_pool_works(&pool, false);
+    assert_balanced(pool.stats(), 0, 1);
+}
+
+/// Put nine values back, the first one armed: the thread cache (8) spills
+/// its oldest half, armed value included, to the shards. Two trims drop it.
+fn bomb_in_shards_then_trim(pool: &Pool<Job>) {
+    let mut jobs: Vec<_> = (0..9).map(|_| pool.get()).collect();
+    jobs[0].bomb.armed = true;
+    for job in jobs {
+        drop(job);
+    }
+    pool.trim();
+    expect_planned_panic(|| pool.trim());
+}
+
+#[test]
+fn panic_in_field_drop_during_trim_of_the_shards_is_survived() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || bomb_in_shards_then_trim(&pool));
+    assert_balanced(pool.stats(), 0, 0);
+    assert_pool_works(&pool, true);
+    assert_balanced(pool.stats(), 0, 1);
+}
+
+/// An armed value in this thread's cache, dropped from there by `then`
+/// (two trims, or a clear).
+fn bomb_in_thread_cache(pool: &Pool<Job>, then: impl FnOnce()) {
+    let mut job = pool.get();
+    job.bomb.armed = true;
+    drop(job);
+    assert_eq!(pool.stats().retained, 1);
+    expect_planned_panic(then);
+}
+
+/// Two trims: the first marks the cached value idle, the second drops it.
+fn trim_twice(pool: &Pool<Job>) {
+    pool.trim();
+    pool.trim();
+}
+
+#[test]
+fn panic_in_field_drop_during_trim_of_the_thread_cache_leaks_nothing() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || bomb_in_thread_cache(&pool, || trim_twice(&pool)));
+    assert_pool_works(&pool, true);
+}
+
+#[test]
+fn panic_in_field_drop_during_clear_of_the_thread_cache_leaks_nothing() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    assert_nothing_leaked(&pool, || bomb_in_thread_cache(&pool, || pool.clear()));
+    assert_pool_works(&pool, true);
+}
+
+#[test]
+fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_stats_exact() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    bomb_in_thread_cache(&pool, || trim_twice(&pool));
+    let stats = pool.stats();
+    assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
+    assert_balanced(stats, 0, 0);
+}
+
+#[test]
+fn panic_in_field_drop_during_clear_of_the_thread_cache_keeps_stats_exact() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    bomb_in_thread_cache(&pool, || pool.clear());
+    let stats = pool.stats();
+    assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
+    assert_balanced(stats, 0, 0);
+}
+
+#[test]
+fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_retained_bytes_exact_afterwards() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(Job::new);
+    bomb_in_thread_cache(&pool, || trim_twice(&pool));
+    let job = pool.get();
+    let bytes = {
+        let mut probe = Job::new();
+        probe.reset();
+        probe.heap_bytes()
+    };
+    drop(job);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.retained, stats.retained_bytes),
+        (1, bytes),
+        "{stats}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 5. A panic in a field's `Drop` when a thread exits with the value in its
+//    cache. The cache is flushed by a thread-local destructor, and a panic in
+//    a thread-local destructor aborts the process, so this runs in a child
+//    process.
+
+const CHILD: &str = "POOLABLE_PANIC_MATRIX_CHILD";
+
+#[test]
+fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
+    if std::env::var_os(CHILD).is_some() {
+        quiet_planned_panics();
+        // No room in the shards (`max_retained` below one cache), so the
+        // exiting thread's cache drops the armed value itself.
+        let pool: &'static Pool<Job> =
+            Box::leak(Box::new(Pool::with_new(Job::new).max_retained(4)));
+        let worker = std::thread::spawn(move || {
+            let mut job = pool.get();
+            job.bomb.armed = true;
+        });
+        let _ = worker.join();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "panic_in_field_drop_at_thread_exit_does_not_abort_the_process",
+            "--include-ignored",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the child process died: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
