@@ -457,6 +457,52 @@ def report(groups, allocs, settings, mach, wall, note, times) -> str:
     return "\n".join(lines)
 
 
+README_START = "<!-- bench-summary:start -->"
+README_END = "<!-- bench-summary:end -->"
+
+
+def readme_summary(groups: dict, mach: dict, times) -> list[str]:
+    """One table for the README: each contender's median per workload, with
+    the ratio to the thread-local baseline in brackets."""
+    columns = []  # (label, group, param)
+    for group in sorted(groups):
+        short = WORKLOADS.get(group, (group, ""))[0].split(". ", 1)[-1]
+        for param in param_order(group, groups[group]):
+            columns.append((f"{short} ({param})" if param else short, group, param))
+    head = ["contender"] + [label for label, _, _ in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for key, name in CONTENDERS:
+        cells = [name]
+        for _, group, param in columns:
+            res = groups[group][param]
+            ns = res.get(key)
+            if ns is None:
+                cells.append("n/a")
+            else:
+                r = ratio(ns, res.get(BASELINE))
+                cells.append(f"{fmt_ns(ns)} ({fmt_ratio(r)})" if r is not None else fmt_ns(ns))
+        lines.append("| " + " | ".join(cells) + " |")
+    when = time.strftime("%Y-%m-%d", time.gmtime(times[1]))
+    lines += [
+        "",
+        f"Median time per operation, and in brackets the ratio to a hand-written `thread_local!` "
+        f"single-slot cache doing the same work. {mach.get('cpu', 'unknown CPU')}, "
+        f"{mach.get('nproc', '?')} cores, {mach.get('rustc', 'rustc')}, {when}. "
+        "Full tables, allocation counts and memory: [benches/RESULTS.md](benches/RESULTS.md).",
+    ]
+    return lines
+
+
+def update_readme(path: Path, lines: list[str]) -> bool:
+    text = path.read_text()
+    if README_START not in text or README_END not in text:
+        return False
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(head + README_START + "\n" + "\n".join(lines) + "\n" + README_END + tail)
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", action="store_true", help="run `cargo bench` first and record its wall time")
@@ -486,6 +532,9 @@ def main() -> int:
     text = report(groups, allocs, suite_settings(), machine(), wall, args.note, times)
     args.out.write_text(text)
     chart(groups, args.chart)
+    mach = machine()
+    if update_readme(ROOT / "README.md", readme_summary(groups, mach, times)):
+        print("updated the summary table in README.md")
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
           f"and {args.chart.relative_to(ROOT) if args.chart.is_relative_to(ROOT) else args.chart} "
           f"({len(rows)} benchmarks)")
