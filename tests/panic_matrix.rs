@@ -541,6 +541,7 @@ fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_retained_bytes_exac
 const CHILD: &str = "POOLABLE_PANIC_MATRIX_CHILD";
 
 #[test]
+#[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
     if std::env::var_os(CHILD).is_some() {
         quiet_planned_panics();

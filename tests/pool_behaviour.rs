@@ -848,6 +848,7 @@ fn rss() -> Option<usize> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "reads /proc/self/statm, which Miri blocks")]
 fn many_short_lived_pools_do_not_grow_memory() {
     // Alone, so that no other test's allocations move the RSS.
     let _gate = exclusive_gate();

@@ -41,7 +41,7 @@ mod reset;
 mod shard;
 mod stats;
 mod sync;
-#[cfg(not(loom))]
+#[cfg(not(poolable_loom))]
 pub mod trimmer;
 
 pub use guard::Pooled;

@@ -231,7 +231,13 @@ thread_local_const! {
 }
 
 fn thread_index() -> usize {
+    #[cfg(not(poolable_loom))]
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    // Under loom, a counter per model iteration keeps the schedule deterministic.
+    #[cfg(poolable_loom)]
+    loom::lazy_static! {
+        static ref NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    }
     THREAD_INDEX
         .try_with(|index| {
             if index.get() == usize::MAX {

@@ -83,14 +83,14 @@ impl Limits {
 }
 
 /// The number of CPUs this process may use, read once.
-#[cfg(not(loom))]
+#[cfg(not(poolable_loom))]
 pub(crate) fn cpus() -> usize {
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Under loom: two shards, so that stealing is part of every model.
-#[cfg(loom)]
+#[cfg(poolable_loom)]
 pub(crate) fn cpus() -> usize {
     2
 }

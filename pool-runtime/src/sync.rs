@@ -1,25 +1,27 @@
 //! The concurrency primitives of the storage, switched to loom's
-//! model-checked versions under `cfg(loom)` (the sharded-slab and tokio
-//! pattern), so the code that runs is the code that is checked.
+//! model-checked versions under `--cfg poolable_loom` (the sharded-slab and
+//! tokio pattern), so the code that runs is the code that is checked. The cfg
+//! is this crate's own rather than the usual `loom`, so that a user crate
+//! model-checking its own code with `--cfg loom` keeps a working poolable.
 //!
 //! Reference counting stays on `std::sync::Arc` in both builds: the pool needs
 //! `Weak` for its global registry, which loom does not model, and the
 //! interesting interleavings are in the mutexes and atomics below.
 
-#[cfg(loom)]
+#[cfg(poolable_loom)]
 pub(crate) use loom::sync::{
     Mutex, MutexGuard,
     atomic::{AtomicBool, AtomicU64, AtomicUsize},
 };
-#[cfg(loom)]
+#[cfg(poolable_loom)]
 pub(crate) use loom::thread::LocalKey;
 
-#[cfg(not(loom))]
+#[cfg(not(poolable_loom))]
 pub(crate) use std::sync::{
     Mutex, MutexGuard,
     atomic::{AtomicBool, AtomicU64, AtomicUsize},
 };
-#[cfg(not(loom))]
+#[cfg(not(poolable_loom))]
 pub(crate) use std::thread::LocalKey;
 
 pub(crate) use core::sync::atomic::Ordering;
@@ -41,9 +43,9 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// check on the hot path) and a loom thread-local under the model checker.
 macro_rules! thread_local_const {
     ($(#[$attr:meta])* static $name:ident: $ty:ty = $init:expr;) => {
-        #[cfg(not(loom))]
+        #[cfg(not(poolable_loom))]
         std::thread_local! { $(#[$attr])* static $name: $ty = const { $init }; }
-        #[cfg(loom)]
+        #[cfg(poolable_loom)]
         loom::thread_local! { $(#[$attr])* static $name: $ty = $init; }
     };
 }
