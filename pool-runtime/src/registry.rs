@@ -84,7 +84,9 @@ pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'stati
     let any = match found {
         Some(pool) => pool,
         None => {
-            // Build outside the lock: `make` is user-influenced code.
+            // Build outside the lock: `make` is user-influenced code. If two
+            // threads race here, the loser's pool is leaked unused: a few
+            // words, once per type, never any values.
             let fresh: &'static Pool<T> = Box::leak(Box::new(make()));
             let mut map = GENERIC_POOLS
                 .write()
