@@ -23,13 +23,8 @@ use crate::{Reset, Shrink, Zeroize};
 #[allow(unused_imports)]
 use core::mem::size_of;
 
-/// Keep zeroing stores: the compiler must assume the bytes are read.
 #[cfg(any(feature = "bytes", feature = "smallvec"))]
-#[inline]
-fn keep_stores(bytes: &mut [u8]) {
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-    core::hint::black_box(bytes);
-}
+use crate::reset::keep_stores;
 
 // ---------------------------------------------------------------------------
 // serde

@@ -495,8 +495,9 @@ pub trait Zeroize {
 }
 
 /// Keep the zeroing stores: the compiler must assume the bytes are read.
+/// (Also used by the `Zeroize` impls in `integrations`.)
 #[inline]
-fn keep_stores(bytes: &mut [u8]) {
+pub(crate) fn keep_stores(bytes: &mut [u8]) {
     atomic::compiler_fence(atomic::Ordering::SeqCst);
     core::hint::black_box(bytes);
 }
