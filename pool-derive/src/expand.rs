@@ -18,7 +18,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         .clone()
         .unwrap_or_else(|| parse_quote!(::poolable));
 
-    let reset = reset_impl(&cont, &krate, derive);
+    let reset = reset_impl(&cont, &krate);
     let poolable = match derive {
         Derive::Poolable => poolable_impl(&cont, &krate),
         Derive::Reset => TokenStream::new(),
@@ -33,26 +33,8 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     })
 }
 
-fn reset_impl(cont: &Container<'_>, krate: &Path, derive: Derive) -> TokenStream {
+fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
-    // The thread caches of a derived type's own pool live in a
-    // `thread_local!` of its own, which the runtime reaches through this
-    // method: a direct thread-local access once inlined. Generic types cannot
-    // have one (a `static` in a generic fn is shared by all instantiations).
-    let thread_cache = (derive == Derive::Poolable && !is_generic(cont)).then(|| {
-        quote! {
-            #[inline(always)]
-            fn __thread_cache() -> ::core::option::Option<
-                &'static #krate::__private::LocalKey<#krate::__private::LocalCell<Self>>,
-            > {
-                ::std::thread_local! {
-                    static CACHE: #krate::__private::LocalCell<#ident> =
-                        const { #krate::__private::new_cell() };
-                }
-                ::core::option::Option::Some(&CACHE)
-            }
-        }
-    });
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let where_clause = where_clause(cont, reset_bounds(cont, krate));
     let resets = cont.fields.iter().map(|field| reset_field(field, krate));
@@ -72,8 +54,6 @@ fn reset_impl(cont: &Container<'_>, krate: &Path, derive: Derive) -> TokenStream
             fn heap_bytes(&self) -> usize {
                 0usize #(.saturating_add(#sizes))*
             }
-
-            #thread_cache
         }
     }
 }
@@ -237,8 +217,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                 fn pool() -> &'static #krate::Pool<Self> {
                     static POOL: #krate::Pool<#ident> = #krate::Pool::<#ident>::with_new(#new)
                         #max_retained
-                        #max_bytes
-                        .__type_pool();
+                        #max_bytes;
                     &POOL
                 }
             }

@@ -44,22 +44,18 @@ use core::ops::{Deref, DerefMut};
 pub struct Pooled<'a, T: Reset + Send + 'static> {
     pool: &'a Pool<T>,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
-    // `into_inner` takes it out.
-    // Boxed so that handing a value between the guard, the thread cache and
-    // the shards moves one pointer, whatever the size of `T`.
-    value: Option<Box<T>>,
+    // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
+    // is cheaper pooled as `Box<T>` (see the guide).
+    value: Option<T>,
 }
 
 impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
-    /// A guard whose slot the pool fills before handing it out.
-    #[inline]
-    pub(crate) fn empty(pool: &'a Pool<T>) -> Self {
-        Pooled { pool, value: None }
-    }
-
-    #[inline]
-    pub(crate) fn slot(this: &mut Self) -> &mut Option<Box<T>> {
-        &mut this.value
+    #[inline(always)]
+    pub(crate) fn new(pool: &'a Pool<T>, value: T) -> Self {
+        Pooled {
+            pool,
+            value: Some(value),
+        }
     }
 
     /// Take the value out for good: it will not return to the pool
@@ -79,7 +75,7 @@ impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     pub fn into_inner(mut this: Self) -> T {
         this.pool.count_unreturned(Event::Detached);
         match this.value.take() {
-            Some(value) => *value,
+            Some(value) => value,
             None => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
     }

@@ -1,236 +1,413 @@
-//! The per-thread cache in front of the shards: the fast path.
+//! The thread tier: each thread keeps, for each pool it uses, a small stack
+//! of up to `LOCAL_CACHE_SIZE` idle values, stored inline. A get pops from it
+//! and a return pushes to it with plain loads and stores: no lock, no atomic
+//! read-modify-write, no fence instruction. Only when the stack is empty
+//! (refill) or full (spill) does the thread touch the shared shards, and then
+//! it moves half a stack at once.
 //!
-//! Each thread keeps, for each pool it uses, a small cache of up to
-//! `LOCAL_CACHE_SIZE` idle values. A get pops from it and a return pushes to
-//! it, with no atomic read-modify-write and no lock; only when the cache is
-//! empty (refill) or full (spill) does the thread touch the shared shards, and
-//! then it moves half a cache at once.
-//!
-//! Where the cache lives:
-//! - a type with `#[derive(Poolable)]` gets its own `thread_local!`,
-//!   generated with its `Reset` impl and used by its static pool (the
-//!   fastest lookup there is: a direct thread-local access);
-//! - every other pool (a user `static Pool<Vec<u8>>`, a pool on the heap) uses
-//!   one slot of a per-thread table, indexed by the pool's id.
-//!
-//! Only the owning thread touches its cache, so a trim on another thread
-//! cannot reach it. Instead a trim bumps the pool's generation, and the owner
-//! ages its cache the next time it returns a value or refills: entries that
-//! were already idle across the previous trim are dropped and the rest are
-//! marked as idle across one; two or more generations behind drops them all. A
-//! thread's cache is flushed to the shards when the thread exits.
+//! The stack is a [`Tenant`]: a trim, a `clear` or a dropped pool on another
+//! thread can take its values (`decay.rs`) while the owner is between two
+//! operations, so a thread that stays alive but never uses the pool again
+//! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
+//! is flushed to the shards when the thread exits.
 
-use crate::Reset;
-use crate::shard::{Entry, Shared};
-use crate::stats::{Counters, Event};
-use crate::sync::{Arc, thread_local_const};
-use core::any::Any;
-use core::cell::{Cell, RefCell};
-
-/// The thread-local cell that holds a thread's cache for a derived type's pool.
-pub type LocalCell<T> = RefCell<Option<LocalCache<T>>>;
+use crate::decay;
+use crate::policy::LOCAL_CACHE_SIZE;
+use crate::raw::owned::{Fast, Owner, Tenant};
+use crate::raw::table;
+use crate::shard::Entry;
+use crate::stats::{Counters, Event, Stats};
+use crate::storage::Storage;
+use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
+use core::cell::Cell;
 
 /// One thread's cache for one pool.
-#[doc(hidden)]
-pub struct LocalCache<T: 'static> {
-    shared: Arc<Shared<T>>,
-    items: Vec<Entry<T>>,
-    counters: Arc<Counters>,
-    /// The pool generation this cache was last aged at.
-    generation: u64,
-    /// The shard this thread pushes to and refills from first.
-    home: usize,
+pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
+
+/// The idle values of a thread cache, oldest first. Only the protocol's
+/// current holder (the owner, or a reclaimer) touches it.
+pub(crate) struct Stack<T> {
+    items: [Option<Entry<T>>; LOCAL_CACHE_SIZE],
+    len: usize,
+    /// How many entries at the front (the oldest) have already been idle
+    /// across one trim: the next trim drops them.
+    pub(crate) aged: usize,
     bytes: usize,
-    /// How many entries at the front of `items` (the oldest) have already
-    /// been idle across one trim: the next trim drops them.
-    aged: usize,
+    /// The pool generation (decay steps) this stack was last aged to.
+    pub(crate) generation: u64,
 }
 
-impl<T: 'static> LocalCache<T> {
-    fn new(shared: &Arc<Shared<T>>) -> Self {
-        let counters = Arc::new(Counters::new());
-        shared.register(Arc::clone(&counters));
-        LocalCache {
-            shared: Arc::clone(shared),
-            items: Vec::with_capacity(shared.limits.local_cap),
-            counters,
-            generation: shared.generation(),
-            home: thread_index() % shared.shard_count(),
-            bytes: 0,
+impl<T> Stack<T> {
+    fn new(generation: u64) -> Self {
+        Stack {
+            items: core::array::from_fn(|_| None),
+            len: 0,
             aged: 0,
+            bytes: 0,
+            generation,
         }
     }
 
-    fn cap(&self) -> usize {
-        self.shared.limits.local_cap
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
-    /// Half a cache, moved at once between the cache and the shards.
-    fn batch(&self) -> usize {
-        self.cap().div_ceil(2)
-    }
-
-    fn publish(&self) {
-        self.counters.set_cached(self.items.len(), self.bytes);
-    }
-
-    fn recount_bytes(&mut self) {
-        self.bytes = self.items.iter().map(|e| e.bytes).sum();
-    }
-
-    /// Age the cache by the trims that happened since it last looked.
     #[inline(always)]
-    pub(crate) fn catch_up(&mut self) {
-        let now = self.shared.generation();
-        if now != self.generation {
-            self.age(now);
-        }
-    }
-
-    #[cold]
-    fn age(&mut self, now: u64) {
-        let behind = now.wrapping_sub(self.generation);
-        self.generation = now;
-        // Entries idle across this trim and the one before go; the rest have
-        // now been idle across one. Two or more trims behind: all go. They are
-        // dropped here, with this thread's cache borrowed: a `Drop` that uses
-        // the pool meanwhile goes to the shards instead.
-        let dead = if behind >= 2 {
-            self.items.len()
-        } else {
-            self.aged.min(self.items.len())
-        };
-        // Take the dead entries out and settle the books before dropping
-        // them: a `Drop` that panics must not leave the counts stale.
-        let dead: Vec<Entry<T>> = self.items.drain(..dead).collect();
-        self.counters
-            .add_owned(Event::DroppedIdle, dead.len() as u64);
-        self.aged = self.items.len();
-        self.recount_bytes();
-        self.publish();
-        drop(dead);
-    }
-
-    /// Take an idle entry: from this cache, else refill from the shards.
-    #[inline(always)]
-    pub(crate) fn take_into(&mut self, slot: &mut Option<Box<T>>) {
-        // Aging happens on returns and refills: a cache only holds what its
-        // thread returned, so a thread that only takes has nothing to age.
-        self.counters.add_owned(Event::Get, 1);
-        let entry = match self.items.pop() {
-            Some(entry) => {
-                // Keep the aged prefix within the list (pops come from the back).
-                self.aged = self.aged.min(self.items.len());
-                entry
-            }
-            None => match self.refill() {
-                Some(entry) => entry,
-                None => return,
-            },
-        };
+    fn pop(&mut self) -> Option<Entry<T>> {
+        let i = self.len.checked_sub(1)?;
+        let entry = self.items.get_mut(i)?.take()?;
+        self.len = i;
+        // Pops come from the back: keep the aged prefix within the list.
+        self.aged = self.aged.min(i);
         self.bytes -= entry.bytes;
-        self.publish();
-        *slot = Some(entry.value);
+        Some(entry)
     }
 
-    #[cold]
-    fn refill(&mut self) -> Option<Entry<T>> {
-        self.catch_up();
-        let batch = self.batch();
-        if self.shared.pop_batch(self.home, &mut self.items, batch) == 0 {
-            self.counters.add_owned(Event::Miss, 1);
+    /// Push, or give the entry back when the stack has `cap` entries.
+    #[inline(always)]
+    fn push(&mut self, entry: Entry<T>, cap: usize) -> Result<(), Entry<T>> {
+        if self.len >= cap {
+            return Err(entry);
+        }
+        let Some(slot) = self.items.get_mut(self.len) else {
+            return Err(entry);
+        };
+        self.bytes += entry.bytes;
+        *slot = Some(entry);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The `n` oldest entries, taken out in order as the iterator is
+    /// advanced; the rest move to the front when it is dropped.
+    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, T> {
+        let limit = n.min(self.len);
+        Oldest {
+            stack: self,
+            taken: 0,
+            limit,
+        }
+    }
+}
+
+/// See [`Stack::oldest`].
+pub(crate) struct Oldest<'a, T> {
+    stack: &'a mut Stack<T>,
+    taken: usize,
+    limit: usize,
+}
+
+impl<T> Iterator for Oldest<'_, T> {
+    type Item = Entry<T>;
+
+    fn next(&mut self) -> Option<Entry<T>> {
+        if self.taken == self.limit {
             return None;
         }
-        self.recount_bytes();
-        self.items.pop()
-    }
-
-    /// Keep the (reset) value in `slot`, or drop it if it is over the size
-    /// cap or there is no room in this cache or the shards.
-    #[inline(always)]
-    pub(crate) fn give_from(&mut self, slot: &mut Option<Box<T>>, bytes: usize) {
-        let Some(value) = slot.take() else { return };
-        self.catch_up();
-        self.counters.add_owned(Event::Put, 1);
-        if bytes > self.shared.limits.max_bytes {
-            self.counters.add_owned(Event::DroppedOversize, 1);
-            return;
-        }
-        if self.items.len() >= self.cap() && !self.spill() {
-            self.counters.add_owned(Event::DroppedFull, 1);
-            return;
-        }
-        self.bytes += bytes;
-        self.items.push(Entry { value, bytes });
-        self.publish();
-    }
-
-    /// Move the older half of a full cache to the shards. True if room was made.
-    #[cold]
-    fn spill(&mut self) -> bool {
-        if self.cap() == 0 {
-            return false;
-        }
-        let batch = self.batch();
-        // The oldest entries leave from the front. An aged one lands among the
-        // shards' current values, so it may survive one trim more than the
-        // two-trim rule says: decay can be late, never early.
-        let moved = self.shared.push_batch(self.home, &mut self.items, batch);
-        self.aged = self.aged.saturating_sub(moved);
-        self.recount_bytes();
-        moved > 0
-    }
-
-    /// Count an event on this thread's counters.
-    pub(crate) fn count(&self, event: Event) {
-        self.counters.add_owned(event, 1);
+        let entry = self.stack.items[self.taken].take()?;
+        self.taken += 1;
+        self.stack.bytes -= entry.bytes;
+        Some(entry)
     }
 }
 
-impl<T: 'static> Drop for LocalCache<T> {
-    /// The thread is exiting (or the cache is being replaced): hand the idle
-    /// values to the shards, so nothing stays stranded in a dead thread.
+impl<T> Drop for Oldest<'_, T> {
     fn drop(&mut self) {
-        let n = self.items.len();
-        let moved = self.shared.push_batch(self.home, &mut self.items, n);
-        self.counters
-            .add_owned(Event::DroppedFull, (n - moved) as u64);
-        self.counters.set_cached(0, 0);
-        self.shared.unregister(&self.counters);
-        // Whatever found no room is dropped here, usually inside a thread-local
-        // destructor, where a panic would abort the process. The panic hook has
-        // already reported such a panic; the remaining values are still
-        // dropped (a panic in one `Drop` does not stop the `Vec` dropping the
-        // rest), so nothing leaks and the process goes on.
-        let leftovers = core::mem::take(&mut self.items);
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(leftovers)));
+        let stack = &mut *self.stack;
+        let n = self.taken;
+        stack.items[..stack.len].rotate_left(n);
+        stack.len -= n;
+        stack.aged = stack.aged.saturating_sub(n);
     }
 }
 
-/// A slot of the generic per-thread table.
-trait TableSlot: Any {
-    fn pool_closed(&self) -> bool;
+/// The shared half of a thread cache: what statistics and reclaimers read
+/// without the protocol.
+pub(crate) struct Head<T: 'static> {
+    pub(crate) storage: Arc<Storage<T>>,
+    /// Written by whoever holds the stack, read by `stats()`.
+    pub(crate) counters: Counters,
+    len: AtomicUsize,
+    bytes: AtomicUsize,
+    /// The shard this thread spills to and refills from first.
+    home: usize,
 }
 
-impl<T: 'static> TableSlot for LocalCache<T> {
-    fn pool_closed(&self) -> bool {
-        self.shared.is_closed()
+impl<T> Head<T> {
+    /// Record the stack's contents for `stats()` (only the stack's holder).
+    #[inline(always)]
+    pub(crate) fn publish(&self, stack: &Stack<T>) {
+        self.len.store(stack.len, Relaxed);
+        self.bytes.store(stack.bytes, Relaxed);
+    }
+
+    pub(crate) fn sum_into(&self, stats: &mut Stats) {
+        self.counters.sum_into(stats);
+        stats.retained += self.len.load(Relaxed);
+        stats.retained_bytes += self.bytes.load(Relaxed);
     }
 }
 
-type Table = RefCell<Vec<Option<Box<dyn TableSlot>>>>;
+impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
+    /// The thread is exiting: hand the idle values to the shards, so nothing
+    /// stays stranded in a dead thread.
+    fn evict(owner: Owner<'_, Stack<T>, Self>) {
+        let head = owner.head();
+        let storage = &head.storage;
+        let dead = owner.slow(|stack, _| {
+            let mut dead = Vec::new();
+            // Age, then move to the shards; again if a trim began meanwhile.
+            loop {
+                dead.extend(decay::age(stack, storage));
+                let generation = stack.generation;
+                let n = stack.len();
+                storage
+                    .shards
+                    .spill(head.home, &mut stack.oldest(n), n, || {
+                        storage.generation.load(Relaxed) == generation
+                    });
+                if storage.generation.load(Relaxed) == generation {
+                    break;
+                }
+            }
+            let idle = dead.len() as u64;
+            // Whatever found no room in the shards.
+            let full: Vec<T> = stack.oldest(stack.len()).map(|e| e.value).collect();
+            head.publish(stack);
+            (idle, full.len() as u64, dead.into_iter().chain(full))
+        });
+        let Some((idle, full, dead)) = dead else {
+            return;
+        };
+        head.counters.add_owned(Event::DroppedIdle, idle);
+        head.counters.add_owned(Event::DroppedFull, full);
+        storage.unregister(head);
+        decay::drop_each(dead, &storage.counters);
+    }
 
-thread_local_const! {
-    /// This thread's caches for pools without a derive-generated thread-local.
-    static TABLE: Table = RefCell::new(Vec::new());
+    fn is_closed(&self) -> bool {
+        self.storage.is_closed()
+    }
 }
 
-thread_local_const! {
+/// Take an idle value for the calling thread: from its cache, refilled from
+/// the shards when empty. `None` is a miss (counted).
+#[inline(always)]
+pub(crate) fn take<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+    let found = table::with(&storage.key, |owner| {
+        let head = owner.head();
+        match owner.fast(|stack| {
+            let entry = stack.pop();
+            if entry.is_some() {
+                head.publish(stack);
+            }
+            entry
+        }) {
+            Fast::Done(Some(entry)) => {
+                head.counters.add_owned(Event::Get, 1);
+                Some(entry.value)
+            }
+            Fast::Done(None) | Fast::Slow => refill(&owner),
+        }
+    });
+    match found {
+        Some(value) => value,
+        None => take_without_cache(storage),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> {
+    let head = owner.head();
+    head.counters.add_owned(Event::Get, 1);
+    let batch = head.storage.limits.local_cap.div_ceil(2);
+    let found = owner.slow(|stack, _| {
+        let dead = decay::age(stack, &head.storage);
+        if stack.len() == 0 {
+            let cap = head.storage.limits.local_cap;
+            head.storage.shards.refill(head.home, batch, |entry| {
+                // The stack is empty and `batch` <= `cap`: there is room.
+                let _ = stack.push(entry, cap);
+            });
+        }
+        let found = stack.pop();
+        head.publish(stack);
+        (found, dead)
+    });
+    let (found, dead) = match found {
+        Some(found) => found,
+        // Re-entered from a value's `Drop` inside an operation on this
+        // cache: take straight from the shards.
+        None => (from_shards(&head.storage), Vec::new()),
+    };
+    if found.is_none() {
+        head.counters.add_owned(Event::Miss, 1);
+    }
+    head.counters
+        .add_owned(Event::DroppedIdle, dead.len() as u64);
+    decay::drop_each(dead.into_iter(), &head.storage.counters);
+    found.map(|entry| entry.value)
+}
+
+#[cold]
+fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+    if link(storage) {
+        return take(storage);
+    }
+    storage.count(Event::Get, 1);
+    let found = from_shards(storage).map(|entry| entry.value);
+    if found.is_none() {
+        storage.count(Event::Miss, 1);
+    }
+    found
+}
+
+fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
+    let mut found = None;
+    storage
+        .shards
+        .refill(home_shard(storage), 1, |entry| found = Some(entry));
+    found
+}
+
+/// Keep a reset value (already checked against the size cap) in the calling
+/// thread's cache, spilling half of it to the shards when full; drop it if
+/// there is no room anywhere.
+#[inline(always)]
+pub(crate) fn give<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
+    let mut slot = Some(entry);
+    table::with(&storage.key, |owner| {
+        let head = owner.head();
+        let cap = head.storage.limits.local_cap;
+        let pushed = owner.fast(|stack| match slot.take().map(|e| stack.push(e, cap)) {
+            Some(Err(entry)) => {
+                slot = Some(entry);
+                false
+            }
+            _ => {
+                head.publish(stack);
+                true
+            }
+        });
+        match pushed {
+            Fast::Done(true) => head.counters.add_owned(Event::Put, 1),
+            Fast::Done(false) | Fast::Slow => {
+                if let Some(entry) = slot.take() {
+                    spill(&owner, entry);
+                }
+            }
+        }
+    });
+    if let Some(entry) = slot.take() {
+        give_without_cache(storage, entry);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T>) {
+    let head = owner.head();
+    head.counters.add_owned(Event::Put, 1);
+    let cap = head.storage.limits.local_cap;
+    let mut entry = Some(entry);
+    let dead = owner.slow(|stack, _| {
+        let storage = &head.storage;
+        let dead = decay::age(stack, storage);
+        if stack.len() >= cap {
+            // The oldest half leaves. An aged one lands among the shards'
+            // current values, so it may survive one trim more than the
+            // two-trim rule says: decay can be late, never early.
+            let batch = cap.div_ceil(2);
+            let generation = stack.generation;
+            storage
+                .shards
+                .spill(head.home, &mut stack.oldest(batch), batch, || {
+                    storage.generation.load(Relaxed) == generation
+                });
+        }
+        if let Some(e) = entry.take()
+            && let Err(e) = stack.push(e, cap)
+        {
+            entry = Some(e);
+        }
+        head.publish(stack);
+        dead
+    });
+    let dead = dead.unwrap_or_default();
+    head.counters
+        .add_owned(Event::DroppedIdle, dead.len() as u64);
+    decay::drop_each(dead.into_iter(), &head.storage.counters);
+    if let Some(entry) = entry {
+        // The cache is busy (a return from inside a value's `Drop` during
+        // one of its operations) or had no room: try the shards.
+        keep_in_shards(&head.storage, entry, &head.counters);
+    }
+}
+
+/// The last resort of a return: a shard, else drop the value here. Its own
+/// `Drop` may panic into the caller, as dropping it by hand would.
+fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, counters: &Counters) {
+    if let Err(entry) = storage.shards.push(home_shard(storage), entry) {
+        counters.add_shared(Event::DroppedFull, 1);
+        drop(entry.value);
+    }
+}
+
+#[cold]
+fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
+    if link(storage) {
+        return give(storage, entry);
+    }
+    storage.count(Event::Put, 1);
+    keep_in_shards(storage, entry, &storage.counters);
+}
+
+/// Count an event on the calling thread's counters (or the pool's, when it
+/// has no cache).
+pub(crate) fn count<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) {
+    if table::with(&storage.key, |owner| {
+        owner.head().counters.add_owned(event, 1)
+    })
+    .is_none()
+    {
+        storage.count(event, 1);
+    }
+}
+
+/// Give this thread a cache for `storage` (its first use of the pool here).
+/// False when it cannot have one: the pool keeps no thread caches, or the
+/// thread is exiting, or this is a nested call from a value's `Drop`.
+#[cold]
+#[inline(never)]
+fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
+    if storage.limits.local_cap == 0 || storage.is_closed() {
+        return false;
+    }
+    let cache = Arc::new(Tenant::new(
+        Stack::new(storage.generation.load(Relaxed)),
+        Head {
+            storage: Arc::clone(storage),
+            counters: Counters::new(),
+            len: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+            home: home_shard(storage),
+        },
+    ));
+    if !table::link(&storage.key, Arc::clone(&cache)) {
+        return false;
+    }
+    storage.register(cache);
+    true
+}
+
+crate::sync::thread_local_const! {
     /// A small number for this thread, to spread threads over the shards.
     static THREAD_INDEX: Cell<usize> = Cell::new(usize::MAX);
 }
 
-fn thread_index() -> usize {
+/// The home shard of the calling thread.
+fn home_shard<T>(storage: &Storage<T>) -> usize {
     #[cfg(not(poolable_loom))]
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     // Under loom, a counter per model iteration keeps the schedule deterministic.
@@ -238,116 +415,13 @@ fn thread_index() -> usize {
     loom::lazy_static! {
         static ref NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     }
-    THREAD_INDEX
+    let index = THREAD_INDEX
         .try_with(|index| {
             if index.get() == usize::MAX {
                 index.set(NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed));
             }
             index.get()
         })
-        .unwrap_or(0)
-}
-
-/// The home shard of the calling thread, for operations without a cache.
-pub(crate) fn home_shard<T>(shared: &Shared<T>) -> usize {
-    thread_index() % shared.shard_count()
-}
-
-/// Run `f` on this thread's cache for `shared`, creating the cache if
-/// `create` is set. Returns `None`, without running `f`, when there is no
-/// cache: the thread is exiting (its thread-locals are gone), the cache is
-/// already borrowed (a value's `Drop` or the allocator re-entered the pool),
-/// or `create` is false and the thread never used this pool. Callers then
-/// fall back to the shards.
-#[inline(always)]
-pub(crate) fn with<T: Reset + 'static, R>(
-    shared: &Arc<Shared<T>>,
-    create: bool,
-    f: impl FnOnce(&mut LocalCache<T>) -> R,
-) -> Option<R> {
-    // `T::__thread_cache()` is a constant after inlining: for a derived type
-    // the access below compiles to a direct thread-local access.
-    match T::__thread_cache() {
-        Some(key) if shared.use_type_cache => key
-            .try_with(|cell| with_cell(cell, shared, create, f))
-            .ok()
-            .flatten(),
-        _ => TABLE
-            .try_with(|table| with_table(table, shared, create, f))
-            .ok()
-            .flatten(),
-    }
-}
-
-#[inline(always)]
-fn with_cell<T: 'static, R>(
-    cell: &LocalCell<T>,
-    shared: &Arc<Shared<T>>,
-    create: bool,
-    f: impl FnOnce(&mut LocalCache<T>) -> R,
-) -> Option<R> {
-    let mut slot = cell.try_borrow_mut().ok()?;
-    if let Some(cache) = &mut *slot
-        && Arc::ptr_eq(&cache.shared, shared)
-    {
-        return Some(f(cache));
-    }
-    if !create {
-        return None;
-    }
-    Some(f(link(&mut slot, shared)))
-}
-
-/// Give this thread a cache for `shared` in `slot` (first use on this thread).
-#[cold]
-#[inline(never)]
-fn link<'s, T: 'static>(
-    slot: &'s mut Option<LocalCache<T>>,
-    shared: &Arc<Shared<T>>,
-) -> &'s mut LocalCache<T> {
-    slot.insert(LocalCache::new(shared))
-}
-
-#[inline]
-fn with_table<T: 'static, R>(
-    table: &Table,
-    shared: &Arc<Shared<T>>,
-    create: bool,
-    f: impl FnOnce(&mut LocalCache<T>) -> R,
-) -> Option<R> {
-    let mut table = table.try_borrow_mut().ok()?;
-    let id = shared.id;
-    if table.get(id).is_none_or(Option::is_none) {
-        if !create {
-            return None;
-        }
-        link_table(&mut table, shared);
-    }
-    // Ids are unique among live pools and a cache keeps its pool's shared
-    // state alive, so the slot at `id` belongs to this pool and the downcast
-    // cannot fail; if it ever did, the caller would fall back to the shards.
-    let slot: &mut dyn Any = &mut **table.get_mut(id)?.as_mut()?;
-    slot.downcast_mut::<LocalCache<T>>().map(f)
-}
-
-#[cold]
-#[inline(never)]
-fn link_table<T: 'static>(table: &mut Vec<Option<Box<dyn TableSlot>>>, shared: &Arc<Shared<T>>) {
-    // Free the caches of pools dropped since this thread last got here.
-    for slot in table.iter_mut() {
-        if slot.as_ref().is_some_and(|s| s.pool_closed()) {
-            *slot = None;
-        }
-    }
-    let id = shared.id;
-    if table.len() <= id {
-        table.resize_with(id + 1, || None);
-    }
-    table[id] = Some(Box::new(LocalCache::new(shared)));
-}
-
-/// An empty cell for a derive-generated `thread_local!`.
-#[doc(hidden)]
-pub const fn new_cell<T>() -> LocalCell<T> {
-    RefCell::new(None)
+        .unwrap_or(0);
+    index % storage.shards.len().max(1)
 }

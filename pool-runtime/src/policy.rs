@@ -33,6 +33,11 @@ pub const DEFAULT_RETAINED_PER_CPU: usize = 4 * LOCAL_CACHE_SIZE;
 /// Upper bound on the number of shards, whatever the CPU count.
 const MAX_SHARDS: usize = 64;
 
+/// A thread cache stores its values inline; a type larger than this keeps
+/// none there (`LOCAL_CACHE_SIZE` of them would be a large allocation per
+/// thread), and its pool works from the shards alone. Pool `Box<T>` instead.
+const MAX_CACHED_SIZE: usize = 4096;
+
 /// What a pool was configured with; `max_retained == None` means "the default
 /// for this machine", resolved when the pool's storage is first allocated.
 #[derive(Clone, Copy, Debug)]
@@ -60,12 +65,16 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
-    pub(crate) fn resolve(policy: Policy, cpus: usize) -> Limits {
+    pub(crate) fn resolve(policy: Policy, cpus: usize, size_of_value: usize) -> Limits {
         let cpus = cpus.max(1);
         let max_retained = policy
             .max_retained
             .unwrap_or_else(|| cpus.saturating_mul(DEFAULT_RETAINED_PER_CPU));
-        let local_cap = LOCAL_CACHE_SIZE.min(max_retained);
+        let local_cap = if size_of_value > MAX_CACHED_SIZE {
+            0
+        } else {
+            LOCAL_CACHE_SIZE.min(max_retained)
+        };
         // One thread working alone keeps at most `max_retained` values: its
         // cache plus the shards. Each further thread can add one cache.
         let shared = max_retained - local_cap;
@@ -101,7 +110,7 @@ mod tests {
 
     #[test]
     fn default_retention_is_four_caches_per_cpu() {
-        let limits = Limits::resolve(Policy::DEFAULT, 2);
+        let limits = Limits::resolve(Policy::DEFAULT, 2, 24);
         assert_eq!(limits.max_retained, 64);
         assert_eq!(limits.local_cap, 8);
         assert_eq!(limits.shard_caps, vec![28, 28]);
@@ -115,7 +124,7 @@ mod tests {
                     max_retained: Some(max),
                     ..Policy::DEFAULT
                 };
-                let limits = Limits::resolve(policy, cpus);
+                let limits = Limits::resolve(policy, cpus, 24);
                 assert_eq!(
                     limits.local_cap + limits.shard_caps.iter().sum::<usize>(),
                     max
@@ -130,8 +139,20 @@ mod tests {
             max_retained: Some(0),
             ..Policy::DEFAULT
         };
-        let limits = Limits::resolve(policy, 4);
+        let limits = Limits::resolve(policy, 4, 24);
         assert_eq!(limits.local_cap, 0);
         assert!(limits.shard_caps.iter().all(|&c| c == 0));
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    #[test]
+    fn a_large_value_type_keeps_no_thread_cache() {
+        let limits = Limits::resolve(Policy::DEFAULT, 2, MAX_CACHED_SIZE + 1);
+        assert_eq!(limits.local_cap, 0);
+        assert_eq!(limits.shard_caps.iter().sum::<usize>(), limits.max_retained);
     }
 }

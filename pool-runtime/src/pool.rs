@@ -1,13 +1,17 @@
-//! [`Pool`]: get, put, trim, clear and stats, on top of the thread caches
-//! (`local`) and the shards (`shard`).
+//! [`Pool`]: get, put, trim, clear and stats. A get goes to the thread tier
+//! (`local`), which refills from the shared tier (`shard`), then to `new`; a
+//! return is reset and measured here (the size cap), then kept by the thread
+//! tier, which spills to the shared tier. Decay is in `decay`.
 
 use crate::Reset;
+use crate::decay;
 use crate::guard::Pooled;
-use crate::local::{self, LocalCache};
+use crate::local;
 use crate::policy::{self, Limits, Policy};
 use crate::registry;
-use crate::shard::{Entry, Shared};
+use crate::shard::Entry;
 use crate::stats::{Event, Stats};
+use crate::storage::Storage;
 use crate::sync::Arc;
 use once_cell::race::OnceBox;
 
@@ -43,10 +47,10 @@ use once_cell::race::OnceBox;
 /// - Which value a get returns, or that it returns a retained one at all: a
 ///   get may construct a new value while another thread's cache holds idle
 ///   ones.
-/// - That an idle thread's cache shrinks at a trim. A thread ages its own
-///   cache the next time it uses the pool, and flushes it when it exits; a
-///   thread that stays alive but never touches the pool again keeps up to one
-///   thread cache of values.
+/// - That the bound holds between trims when many threads use the pool:
+///   each thread's cache can hold up to `LOCAL_CACHE_SIZE` values until the
+///   next two trims reclaim them (a trim reaches every thread's cache, busy
+///   threads' at their next operation).
 ///
 /// # Example
 ///
@@ -67,15 +71,11 @@ use once_cell::race::OnceBox;
 pub struct Pool<T: 'static> {
     new: fn() -> T,
     policy: Policy,
-    /// Whether this is the derive-generated pool of `T`, which keeps its
-    /// thread caches in the `thread_local!` the derive generated for `T`.
-    type_pool: bool,
-    // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: it is
-    // `const`-constructible, so a pool can be a `static`, and its lazy init is
-    // lock-free. Two threads that race on first use each allocate the shard
-    // array, one wins, and the other frees its copy: no thread ever blocks
+    // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: its lazy init
+    // is lock-free. Two threads that race on first use each allocate the
+    // storage, one wins, and the other frees its copy: no thread ever blocks
     // behind another's initialisation, and the fast path is one acquire load.
-    shared: OnceBox<Arc<Shared<T>>>,
+    storage: OnceBox<Arc<Storage<T>>>,
 }
 
 impl<T: Reset + Default + Send + 'static> Pool<T> {
@@ -108,8 +108,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// A pool that constructs values with `new` when it has none idle, for
     /// types without `Default` or for pre-sized values.
     ///
-    /// A pre-sized value must fit under the size cap, or every return drops
-    /// it; raise the cap to match:
+    /// A pre-sized value must fit under the size cap (its heap bytes plus
+    /// `size_of::<T>()`), or every return drops it; raise the cap to match:
     ///
     /// ```
     /// use poolable::Pool;
@@ -117,7 +117,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// fn one_mib() -> Vec<u8> {
     ///     Vec::with_capacity(1 << 20)
     /// }
-    /// static BIG: Pool<Vec<u8>> = Pool::with_new(one_mib).max_bytes(1 << 20);
+    /// static BIG: Pool<Vec<u8>> = Pool::with_new(one_mib).max_bytes(2 << 20);
     ///
     /// drop(BIG.get());
     /// assert_eq!(BIG.stats().dropped_oversize, 0);
@@ -127,8 +127,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         Pool {
             new,
             policy: Policy::DEFAULT,
-            type_pool: false,
-            shared: OnceBox::new(),
+            storage: OnceBox::new(),
         }
     }
 
@@ -166,30 +165,22 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self
     }
 
-    /// Mark the derive-generated pool of `T`: its thread caches live in the
-    /// `thread_local!` that `T::__thread_cache` returns.
-    #[doc(hidden)]
-    pub const fn __type_pool(mut self) -> Self {
-        self.type_pool = true;
-        self
-    }
-
     #[inline(always)]
-    fn shared(&self) -> &Arc<Shared<T>> {
-        match self.shared.get() {
-            Some(shared) => shared,
-            None => self.init_shared(),
+    fn storage(&self) -> &Arc<Storage<T>> {
+        match self.storage.get() {
+            Some(storage) => storage,
+            None => self.init_storage(),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn init_shared(&self) -> &Arc<Shared<T>> {
-        self.shared.get_or_init(|| {
-            let limits = Limits::resolve(self.policy, policy::cpus());
-            let shared = Arc::new(Shared::new(limits, self.type_pool));
-            registry::register(&shared);
-            Box::new(shared)
+    fn init_storage(&self) -> &Arc<Storage<T>> {
+        self.storage.get_or_init(|| {
+            let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>());
+            let storage = Arc::new(Storage::new(limits));
+            registry::register(&storage);
+            Box::new(storage)
         })
     }
 
@@ -208,44 +199,21 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn get(&self) -> Pooled<'_, T> {
-        let shared = self.shared();
-        let mut guard = Pooled::empty(self);
-        let slot = Pooled::slot(&mut guard);
-        // The value is moved straight into the guard's slot.
-        if local::with(
-            shared,
-            true,
-            #[inline(always)]
-            |cache| cache.take_into(slot),
-        )
-        .is_none()
-        {
-            *slot = self.take_without_cache(shared);
-        }
-        if slot.is_none() {
-            *slot = Some(self.create());
-        }
-        guard
+        let value = match local::take(self.storage()) {
+            Some(value) => value,
+            None => self.create(),
+        };
+        Pooled::new(self, value)
     }
 
     /// A miss: construct a value. A panicking constructor leaves the pool
     /// as it was; the counted miss is balanced by a `dropped_panic`.
     #[cold]
-    fn create(&self) -> Box<T> {
+    fn create(&self) -> T {
         let on_panic = CountOnUnwind(self);
-        let value = Box::new((self.new)());
+        let value = (self.new)();
         core::mem::forget(on_panic);
         value
-    }
-
-    #[cold]
-    fn take_without_cache(&self, shared: &Shared<T>) -> Option<Box<T>> {
-        shared.count(Event::Get, 1);
-        let entry = shared.pop_one(local::home_shard(shared));
-        if entry.is_none() {
-            shared.count(Event::Miss, 1);
-        }
-        entry.map(|e| e.value)
     }
 
     /// Reset `value` and keep it for reuse, or drop it as the policy says.
@@ -263,56 +231,35 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
-        self.put_from(&mut Some(Box::new(value)));
+        self.put_from(&mut Some(value));
     }
 
-    /// Reset and keep (or drop) the value in `slot`, leaving `None`. Taking
-    /// the value by `&mut Option` lets the guard hand it over without an
-    /// extra move, and keeps it safe when the thread cache is unavailable.
+    /// Reset and keep (or drop) the value in `slot`, leaving `None`. The
+    /// reset runs in place: if it panics, the value is still in `slot`, and
+    /// the unwinding caller drops it.
     #[inline(always)]
-    pub(crate) fn put_from(&self, slot: &mut Option<Box<T>>) {
+    pub(crate) fn put_from(&self, slot: &mut Option<T>) {
         let Some(value) = slot.as_mut() else { return };
-        // A panicking reset leaves the value half-reset: it is dropped by the
-        // unwinding caller, and counted here as a panic drop.
         let on_panic = CountOnUnwind(self);
         T::reset(value);
-        let bytes = T::heap_bytes(value);
+        // The pool stores `T` itself too: that counts toward the cap.
+        let bytes = T::heap_bytes(value).saturating_add(core::mem::size_of::<T>());
         core::mem::forget(on_panic);
-        let shared = self.shared();
-        local::with(
-            shared,
-            true,
-            #[inline(always)]
-            |cache| cache.give_from(slot, bytes),
-        );
-        // No thread cache (thread exiting, or re-entered from a `Drop`).
-        if let Some(value) = slot.take() {
-            self.put_without_cache(shared, Entry { value, bytes });
-        }
-    }
-
-    #[cold]
-    fn put_without_cache(&self, shared: &Shared<T>, entry: Entry<T>) {
-        shared.count(Event::Put, 1);
-        if entry.bytes > shared.limits.max_bytes {
-            shared.count(Event::DroppedOversize, 1);
-        } else if let Err(entry) = shared.push_one(local::home_shard(shared), entry) {
-            shared.count(Event::DroppedFull, 1);
-            drop(entry);
+        let Some(value) = slot.take() else { return };
+        let storage = self.storage();
+        if bytes > self.policy.max_bytes {
+            local::count(storage, Event::Put);
+            local::count(storage, Event::DroppedOversize);
+            drop(value);
+        } else {
+            local::give(storage, Entry { value, bytes });
         }
     }
 
     /// Count a value that leaves the pool's accounting without being
     /// returned: detached, or dropped during a panic.
     pub(crate) fn count_unreturned(&self, event: Event) {
-        let shared = self.shared();
-        if local::with(shared, false, |cache: &mut LocalCache<T>| {
-            cache.count(event)
-        })
-        .is_none()
-        {
-            shared.count(event, 1);
-        }
+        local::count(self.storage(), event);
     }
 
     /// A snapshot of the counters. See [`Stats`] for what is exact.
@@ -329,8 +276,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(stats.retained, 2);
     /// ```
     pub fn stats(&self) -> Stats {
-        match self.shared.get() {
-            Some(shared) => shared.stats(),
+        match self.storage.get() {
+            Some(storage) => storage.stats(),
             None => Stats::default(),
         }
     }
@@ -340,8 +287,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// values idle now become candidates for the next one. A value taken and
     /// returned between two trims survives them.
     ///
-    /// The calling thread's own cache is aged at once; other threads age
-    /// theirs the next time they use the pool.
+    /// Every thread's cache is aged too: at once if its thread is between two
+    /// operations on the pool, else by that thread at its next one. So after
+    /// two trims a thread that no longer uses the pool holds nothing of it.
     ///
     /// ```
     /// use poolable::Pool;
@@ -354,13 +302,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().retained, 0); // idle across two: dropped
     /// ```
     pub fn trim(&self) {
-        if let Some(shared) = self.shared.get() {
-            trim_shared(shared);
+        if let Some(storage) = self.storage.get() {
+            decay::step(storage, 1);
         }
     }
 
-    /// Drop every idle value now: the shards and this thread's cache at once,
-    /// other threads' caches the next time they use the pool.
+    /// Drop every idle value now: the shards' and every idle thread's cache
+    /// at once. A thread in the middle of an operation on the pool drops its
+    /// cache's values at its next one. After `clear` returns, no get on any
+    /// thread hands out a value that was idle before it.
     ///
     /// ```
     /// use poolable::Pool;
@@ -372,11 +322,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().dropped_idle, 1);
     /// ```
     pub fn clear(&self) {
-        if let Some(shared) = self.shared.get() {
-            let dead = shared.clear();
-            count_idle(shared, &dead);
-            drop(dead);
-            local::with(shared, false, LocalCache::catch_up);
+        if let Some(storage) = self.storage.get() {
+            decay::step(storage, 2);
         }
     }
 }
@@ -391,27 +338,13 @@ impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
     }
 }
 
-fn count_idle<T>(shared: &Shared<T>, dead: &[Vec<Entry<T>>]) {
-    let n: usize = dead.iter().map(Vec::len).sum();
-    if n > 0 {
-        shared.count(Event::DroppedIdle, n as u64);
-    }
-}
-
-/// A trim of one pool, also used by [`trim_all`](crate::trim_all).
-pub(crate) fn trim_shared<T: Reset + 'static>(shared: &Arc<Shared<T>>) {
-    let dead = shared.trim();
-    count_idle(shared, &dead);
-    drop(dead);
-    local::with(shared, false, LocalCache::catch_up);
-}
-
 impl<T: 'static> Drop for Pool<T> {
     fn drop(&mut self) {
-        if let Some(shared) = self.shared.get() {
-            // Other threads' caches for this pool are freed when their thread
-            // next sweeps its table, or exits.
-            drop(shared.close());
+        if let Some(storage) = self.storage.get() {
+            storage.close();
+            // Every idle value goes now; the (empty) thread caches are freed
+            // when their thread next links a pool, or exits.
+            decay::step(storage, 2);
         }
     }
 }

@@ -2,8 +2,10 @@
 //! pools of generic derived types.
 
 use crate::Reset;
-use crate::pool::{Pool, trim_shared};
-use crate::shard::Shared;
+use crate::decay;
+use crate::pool::Pool;
+use crate::raw::memo;
+use crate::storage::Storage;
 use crate::sync::{Arc, Weak};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -18,17 +20,17 @@ trait Trim: Send + Sync {
     fn trim(self: Arc<Self>);
 }
 
-impl<T: Reset + Send + 'static> Trim for Shared<T> {
+impl<T: Reset + Send + 'static> Trim for Storage<T> {
     fn trim(self: Arc<Self>) {
-        trim_shared(&self);
+        decay::step(&self, 1);
     }
 }
 
 static POOLS: Mutex<Vec<Weak<dyn Trim>>> = Mutex::new(Vec::new());
 
-/// Record a pool's shared state for `trim_all`; called once, on first use.
-pub(crate) fn register<T: Reset + Send + 'static>(shared: &Arc<Shared<T>>) {
-    let weak: Weak<Shared<T>> = Arc::downgrade(shared);
+/// Record a pool's storage for `trim_all`; called once, on first use.
+pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
+    let weak: Weak<Storage<T>> = Arc::downgrade(storage);
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.push(weak);
@@ -39,7 +41,9 @@ pub(crate) fn register<T: Reset + Send + 'static>(shared: &Arc<Shared<T>>) {
 /// Pools register themselves on first use, statics and heap pools alike
 /// (a dropped pool leaves the list). Call it from a timer, or let the
 /// [`trimmer`](crate::trimmer) do it, to get the two-cycle decay of Go's
-/// `sync.Pool` without a garbage collector.
+/// `sync.Pool` without a garbage collector. A panic in an idle value's
+/// `Drop` is caught and counted (`Stats::drop_panics`); every pool is
+/// trimmed all the same.
 ///
 /// ```
 /// use poolable::{Pool, trim_all};
@@ -71,10 +75,20 @@ static GENERIC_POOLS: RwLock<Option<PoolMap>> = RwLock::new(None);
 /// A `static` inside a generic function is shared by every instantiation, so
 /// the derive cannot give `Wrapper<A>` and `Wrapper<B>` their own pools the
 /// way it does for plain types. They live here instead, one leaked `Pool` per
-/// concrete type, looked up by `TypeId`. The lookup takes a read lock, so a
-/// hot generic type is faster with a `static Pool<Wrapper<A>>` of its own.
+/// concrete type, found through a small per-thread memo (no lock, no hash)
+/// and, on a thread's first use of the type, a map keyed by `TypeId`.
 #[doc(hidden)]
+#[inline]
 pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
+    match memo::get::<Pool<T>>() {
+        Some(pool) => pool,
+        None => generic_pool_slow(make),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn generic_pool_slow<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
     let key = TypeId::of::<T>();
     let found = GENERIC_POOLS
         .read()
@@ -97,7 +111,10 @@ pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'stati
         }
     };
     match any.downcast_ref::<Pool<T>>() {
-        Some(pool) => pool,
+        Some(pool) => {
+            memo::put(pool);
+            pool
+        }
         None => unreachable!("the generic pool registry is keyed by TypeId"),
     }
 }

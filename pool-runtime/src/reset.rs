@@ -106,17 +106,6 @@ pub trait Reset {
     fn heap_bytes(&self) -> usize {
         0
     }
-
-    /// The thread-local cell that `#[derive(Poolable)]` generates for the
-    /// type's own pool; `None` for every other type. Not a public API.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn __thread_cache() -> Option<&'static crate::sync::LocalKey<crate::local::LocalCell<Self>>>
-    where
-        Self: Sized + 'static,
-    {
-        None
-    }
 }
 
 macro_rules! reset_to {

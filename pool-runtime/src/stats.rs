@@ -1,6 +1,6 @@
 //! Pool statistics: per-thread counter cells and the [`Stats`] snapshot.
 
-use crate::sync::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use crate::sync::{AtomicU64, Ordering::Relaxed};
 use core::fmt;
 
 /// A snapshot of a pool's counters, from [`Pool::stats`](crate::Pool::stats).
@@ -15,7 +15,7 @@ use core::fmt;
 /// Every value the pool creates ends in exactly one place, so, for values
 /// that came from the pool, `misses` = `retained` + values still held by
 /// users + `dropped_oversize` + `dropped_full` + `dropped_panic` +
-/// `dropped_idle` + `detached`.
+/// `dropped_idle` + `detached` ([`Stats::unaccounted`] checks it).
 ///
 /// ```
 /// use poolable::Pool;
@@ -50,8 +50,15 @@ pub struct Stats {
     pub detached: u64,
     /// Idle values retained now, in thread caches and shards.
     pub retained: usize,
-    /// Heap bytes kept by the retained values, as reported by [`Reset::heap_bytes`](crate::Reset::heap_bytes).
+    /// Bytes kept by the retained values: each one's [`Reset::heap_bytes`](crate::Reset::heap_bytes)
+    /// plus `size_of::<T>()`, the pool's own storage of it.
     pub retained_bytes: usize,
+    /// Panics caught while the pool dropped values it was discarding (idle
+    /// values at a trim, a `clear` or a thread's exit; values that found no
+    /// room). The pool drops each value on its own, so one panicking `Drop`
+    /// neither stops the others nor escapes into an unrelated call. Not a
+    /// value count: the values are already counted where they went.
+    pub drop_panics: u64,
 }
 
 impl Stats {
@@ -69,6 +76,33 @@ impl Stats {
         }
     }
 
+    /// How many values the identity above cannot place, given how many the
+    /// caller holds (`held`) and how many it gave to [`put`](crate::Pool::put)
+    /// from outside the pool (`external`): 0 when the books balance.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new();
+    /// let held = pool.get();
+    /// drop(pool.get());
+    /// pool.put(String::new());
+    /// assert_eq!(pool.stats().unaccounted(1, 1), 0);
+    /// drop(held);
+    /// assert_eq!(pool.stats().unaccounted(0, 1), 0);
+    /// ```
+    pub fn unaccounted(&self, held: u64, external: u64) -> i128 {
+        let created = i128::from(self.misses) + i128::from(external);
+        let placed = self.retained as i128
+            + i128::from(held)
+            + i128::from(self.dropped_oversize)
+            + i128::from(self.dropped_full)
+            + i128::from(self.dropped_panic)
+            + i128::from(self.dropped_idle)
+            + i128::from(self.detached);
+        created - placed
+    }
+
     /// Values dropped on return for any reason (oversize, full, panic).
     ///
     /// ```
@@ -81,7 +115,7 @@ impl Stats {
 }
 
 impl fmt::Display for Stats {
-    /// One line, for logs.
+    /// One line, for logs. `drop_panics=N` is appended when it is not 0.
     ///
     /// ```
     /// use poolable::Pool;
@@ -90,7 +124,7 @@ impl fmt::Display for Stats {
     /// drop(pool.get());
     /// assert_eq!(
     ///     pool.stats().to_string(),
-    ///     "gets=1 hit_rate=0.0% misses=1 puts=1 dropped(oversize=0 full=0 panic=0 idle=0) detached=0 retained=1 (0 B)"
+    ///     "gets=1 hit_rate=0.0% misses=1 puts=1 dropped(oversize=0 full=0 panic=0 idle=0) detached=0 retained=1 (24 B)"
     /// );
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,28 +142,12 @@ impl fmt::Display for Stats {
             self.detached,
             self.retained,
             self.retained_bytes,
-        )
+        )?;
+        if self.drop_panics > 0 {
+            write!(f, " drop_panics={}", self.drop_panics)?;
+        }
+        Ok(())
     }
-}
-
-/// One set of counters. Each thread's cache owns one (it alone writes it, with
-/// plain loads and stores, so the hot path never does a read-modify-write on
-/// a shared cache line); the pool owns one more for operations that run
-/// without a thread cache and for the totals of exited threads. Aligned to its
-/// own cache lines so two threads' counters never share one.
-#[repr(align(128))]
-pub(crate) struct Counters {
-    pub(crate) gets: AtomicU64,
-    pub(crate) misses: AtomicU64,
-    pub(crate) puts: AtomicU64,
-    pub(crate) dropped_oversize: AtomicU64,
-    pub(crate) dropped_full: AtomicU64,
-    pub(crate) dropped_panic: AtomicU64,
-    pub(crate) dropped_idle: AtomicU64,
-    pub(crate) detached: AtomicU64,
-    /// Values (and their bytes) in the owning thread's cache.
-    pub(crate) cached: AtomicUsize,
-    pub(crate) cached_bytes: AtomicUsize,
 }
 
 /// Which counter an event goes to.
@@ -143,83 +161,56 @@ pub(crate) enum Event {
     DroppedPanic,
     DroppedIdle,
     Detached,
+    DropPanicked,
 }
+
+const EVENTS: usize = 9;
+
+/// One set of counters, indexed by [`Event`]. Each thread cache owns one (its
+/// thread alone writes it, with plain loads and stores, so the hot path never
+/// does a read-modify-write on a shared cache line); the pool owns one more
+/// for operations that run without a thread cache, for reclaimers, and for
+/// the totals of exited threads.
+pub(crate) struct Counters([AtomicU64; EVENTS]);
 
 impl Counters {
     pub(crate) fn new() -> Self {
-        Counters {
-            gets: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-            puts: AtomicU64::new(0),
-            dropped_oversize: AtomicU64::new(0),
-            dropped_full: AtomicU64::new(0),
-            dropped_panic: AtomicU64::new(0),
-            dropped_idle: AtomicU64::new(0),
-            detached: AtomicU64::new(0),
-            cached: AtomicUsize::new(0),
-            cached_bytes: AtomicUsize::new(0),
-        }
-    }
-
-    fn cell(&self, event: Event) -> &AtomicU64 {
-        match event {
-            Event::Get => &self.gets,
-            Event::Miss => &self.misses,
-            Event::Put => &self.puts,
-            Event::DroppedOversize => &self.dropped_oversize,
-            Event::DroppedFull => &self.dropped_full,
-            Event::DroppedPanic => &self.dropped_panic,
-            Event::DroppedIdle => &self.dropped_idle,
-            Event::Detached => &self.detached,
-        }
+        Counters(core::array::from_fn(|_| AtomicU64::new(0)))
     }
 
     /// Count `n` events on counters that only the calling thread writes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_owned(&self, event: Event, n: u64) {
-        let cell = self.cell(event);
+        let cell = &self.0[event as usize];
         cell.store(cell.load(Relaxed).wrapping_add(n), Relaxed);
     }
 
     /// Count `n` events on counters that any thread may write.
     pub(crate) fn add_shared(&self, event: Event, n: u64) {
-        self.cell(event).fetch_add(n, Relaxed);
+        self.0[event as usize].fetch_add(n, Relaxed);
     }
 
-    /// Record the owning thread's cache contents (owner only).
-    #[inline]
-    pub(crate) fn set_cached(&self, count: usize, bytes: usize) {
-        self.cached.store(count, Relaxed);
-        self.cached_bytes.store(bytes, Relaxed);
+    fn get(&self, event: Event) -> u64 {
+        self.0[event as usize].load(Relaxed)
     }
 
     /// Add these counters into a snapshot.
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
-        stats.gets += self.gets.load(Relaxed);
-        stats.misses += self.misses.load(Relaxed);
-        stats.puts += self.puts.load(Relaxed);
-        stats.dropped_oversize += self.dropped_oversize.load(Relaxed);
-        stats.dropped_full += self.dropped_full.load(Relaxed);
-        stats.dropped_panic += self.dropped_panic.load(Relaxed);
-        stats.dropped_idle += self.dropped_idle.load(Relaxed);
-        stats.detached += self.detached.load(Relaxed);
-        stats.retained += self.cached.load(Relaxed);
-        stats.retained_bytes += self.cached_bytes.load(Relaxed);
+        stats.gets += self.get(Event::Get);
+        stats.misses += self.get(Event::Miss);
+        stats.puts += self.get(Event::Put);
+        stats.dropped_oversize += self.get(Event::DroppedOversize);
+        stats.dropped_full += self.get(Event::DroppedFull);
+        stats.dropped_panic += self.get(Event::DroppedPanic);
+        stats.dropped_idle += self.get(Event::DroppedIdle);
+        stats.detached += self.get(Event::Detached);
+        stats.drop_panics += self.get(Event::DropPanicked);
     }
 
-    /// Fold an exiting thread's counters into the pool's (its cache is empty by now).
+    /// Fold an exiting thread's counters into these.
     pub(crate) fn absorb(&self, other: &Counters) {
-        for event in [
-            Event::Get,
-            Event::Miss,
-            Event::Put,
-            Event::DroppedOversize,
-            Event::DroppedFull,
-            Event::DroppedPanic,
-            Event::DroppedIdle,
-            Event::Detached,
-        ] {
-            self.add_shared(event, other.cell(event).load(Relaxed));
+        for (mine, theirs) in self.0.iter().zip(&other.0) {
+            mine.fetch_add(theirs.load(Relaxed), Relaxed);
         }
     }
 }

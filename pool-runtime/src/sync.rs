@@ -6,26 +6,43 @@
 //!
 //! Reference counting stays on `std::sync::Arc` in both builds: the pool needs
 //! `Weak` for its global registry, which loom does not model, and the
-//! interesting interleavings are in the mutexes and atomics below.
+//! interesting interleavings are in the mutexes, atomics and cells below.
 
 #[cfg(poolable_loom)]
 pub(crate) use loom::sync::{
     Mutex, MutexGuard,
-    atomic::{AtomicBool, AtomicU64, AtomicUsize},
+    atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, fence},
 };
-#[cfg(poolable_loom)]
-pub(crate) use loom::thread::LocalKey;
 
 #[cfg(not(poolable_loom))]
 pub(crate) use std::sync::{
     Mutex, MutexGuard,
-    atomic::{AtomicBool, AtomicU64, AtomicUsize},
+    atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, fence},
 };
-#[cfg(not(poolable_loom))]
-pub(crate) use std::thread::LocalKey;
 
 pub(crate) use core::sync::atomic::Ordering;
 pub(crate) use std::sync::{Arc, Weak};
+
+/// `loom::cell::UnsafeCell` under the model checker, which then checks every
+/// access for a data race; a zero-cost wrapper with the same API otherwise.
+#[cfg(poolable_loom)]
+pub(crate) use loom::cell::UnsafeCell;
+
+#[cfg(not(poolable_loom))]
+#[derive(Debug)]
+pub(crate) struct UnsafeCell<T>(core::cell::UnsafeCell<T>);
+
+#[cfg(not(poolable_loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        UnsafeCell(core::cell::UnsafeCell::new(value))
+    }
+
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
 
 /// Lock a mutex, ignoring poison.
 ///

@@ -1,0 +1,89 @@
+//! Decay: the two-trim rule, in one place.
+//!
+//! A trim is one decay step, the equivalent of one garbage collection for
+//! Go's `sync.Pool`: a value idle across two consecutive trims is dropped,
+//! and a value taken and returned between them survives. `clear` is two steps
+//! at once. Both parts of a pool follow the same rule:
+//!
+//! - the shards keep `current` and `victim` lists: a step drops `victim` and
+//!   demotes `current` (Go's `poolCleanup`);
+//! - a thread cache keeps an `aged` prefix: a step drops it and marks the
+//!   rest aged. A step is applied to a cache by the trimming thread itself
+//!   when the cache's owner is between operations, and by the owner at its
+//!   next operation otherwise (`raw/owned.rs`), so idle threads hold nothing
+//!   after two trims.
+//!
+//! Steps are counted by the pool's generation. A cache records the
+//! generation it was aged to; a batch it spills reaches the shards only if
+//! no step began since (checked under each shard's lock), so a value idle
+//! before a `clear` cannot slip past it into a shard.
+//!
+//! Idle values are dropped one at a time, outside every lock, each under
+//! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
+//! the rest of the batch, the other pools and the trimmer go on.
+
+use crate::local::Stack;
+use crate::stats::{Counters, Event};
+use crate::storage::Storage;
+use crate::sync::{Arc, Ordering, lock};
+use core::mem;
+
+/// Bring a thread cache to the pool's current generation; returns what
+/// decayed, for the caller to drop after it lets go of the cache.
+pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
+    let now = storage.generation.load(Ordering::Acquire);
+    let steps = now.wrapping_sub(stack.generation);
+    stack.generation = now;
+    let dead = match steps {
+        0 => 0,
+        1 => stack.aged,
+        _ => stack.len(),
+    };
+    let dead: Vec<T> = if dead == 0 {
+        Vec::new()
+    } else {
+        stack.oldest(dead).map(|entry| entry.value).collect()
+    };
+    if steps > 0 {
+        stack.aged = stack.len();
+    }
+    dead
+}
+
+/// `steps` decay steps on one pool: the shards, then every thread cache.
+pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
+    let _serial = lock(&storage.decay);
+    storage.generation.fetch_add(steps, Ordering::AcqRel);
+    let mut dead = Vec::new();
+    storage.shards.each(|shard| {
+        let current = mem::take(&mut shard.current);
+        let victim = mem::replace(&mut shard.victim, current);
+        dead.extend(victim.into_iter().map(|entry| entry.value));
+        if steps >= 2 {
+            dead.extend(mem::take(&mut shard.victim).into_iter().map(|e| e.value));
+        }
+    });
+    storage.count(Event::DroppedIdle, dead.len() as u64);
+    drop_each(dead.into_iter(), &storage.counters);
+    for cache in storage.caches() {
+        let dead = cache.reclaim(1, |stack, _| {
+            let dead = age(stack, storage);
+            cache.head.publish(stack);
+            dead
+        });
+        if let Some(dead) = dead {
+            storage.count(Event::DroppedIdle, dead.len() as u64);
+            drop_each(dead.into_iter(), &storage.counters);
+        }
+    }
+}
+
+/// Drop each value on its own; count the panics on `counters`.
+pub(crate) fn drop_each<T>(values: impl Iterator<Item = T>, counters: &Counters) {
+    for value in values {
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
+        if dropped.is_err() {
+            counters.add_shared(Event::DropPanicked, 1);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! A small per-thread memo of `&'static` values keyed by their type: how the
+//! pools of generic derived types are found without a lock or a hash lookup
+//! on every `T::pool()` call.
+
+use crate::sync::thread_local_const;
+use core::any::TypeId;
+use core::cell::Cell;
+
+const WAYS: usize = 4;
+
+struct Memo {
+    entries: [Cell<Option<(TypeId, *const ())>>; WAYS],
+    /// The way the next insertion replaces (round robin).
+    next: Cell<usize>,
+}
+
+thread_local_const! {
+    static MEMO: Memo = Memo {
+        entries: [const { Cell::new(None) }; WAYS],
+        next: Cell::new(0),
+    };
+}
+
+/// The value memoised for `P` on this thread.
+#[inline]
+pub(crate) fn get<P: 'static>() -> Option<&'static P> {
+    let id = TypeId::of::<P>();
+    MEMO.try_with(|memo| {
+        memo.entries.iter().find_map(|entry| match entry.get() {
+            // SAFETY: entries are only written by `put::<P>`, from a
+            // `&'static P`, next to `TypeId::of::<P>()`; the ids match.
+            Some((key, ptr)) if key == id => Some(unsafe { &*ptr.cast::<P>() }),
+            _ => None,
+        })
+    })
+    .ok()
+    .flatten()
+}
+
+/// Remember `value` for `P` on this thread.
+pub(crate) fn put<P: 'static>(value: &'static P) {
+    let _ = MEMO.try_with(|memo| {
+        let way = memo.next.get();
+        memo.entries[way].set(Some((TypeId::of::<P>(), core::ptr::from_ref(value).cast())));
+        memo.next.set((way + 1) % WAYS);
+    });
+}

@@ -1,0 +1,16 @@
+//! Every `unsafe` block of the crate, behind safe interfaces:
+//!
+//! - `fence`: the asymmetric fence pair (`membarrier(2)` on Linux);
+//! - `owned`: [`Tenant`](owned::Tenant), the thread tier's owner/reclaimer
+//!   protocol;
+//! - `table`: each thread's table of its tenants, the fast-path lookup;
+//! - `memo`: the per-thread memo of generic derived types' pools.
+//!
+//! Each block carries a `// SAFETY:` note; the unit tests of the crate run
+//! under Miri in CI, and the protocol is model-checked with loom
+//! (`tests/loom.rs`).
+
+pub(crate) mod fence;
+pub(crate) mod memo;
+pub(crate) mod owned;
+pub(crate) mod table;

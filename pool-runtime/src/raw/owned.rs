@@ -1,0 +1,172 @@
+//! [`Tenant`]: state that one thread (its owner) reads and writes with no
+//! atomic read-modify-write and no lock, and that any other thread (a
+//! reclaimer: a trim, a `clear`, a dropped pool) can take over between two of
+//! the owner's operations, without the owner's help.
+//!
+//! The protocol, Dekker's with asymmetric fences (`fence.rs`):
+//!
+//! - The owner marks each operation with `busy` (a plain store before, a
+//!   release store after), puts a [`light`](super::fence::light) fence after
+//!   the first store, then loads `pending`. Zero: nothing is asked of it, and
+//!   it uses the state directly (the fast path). Non-zero: it takes `lock`
+//!   and applies the requests itself (the slow path).
+//! - A reclaimer adds to `pending`, runs a [`heavy`](super::fence::heavy)
+//!   fence, then loads `busy`. Set: the owner is inside an operation, so it
+//!   leaves the request pending for the owner's next operation. Clear: it
+//!   takes `lock` and applies the requests.
+//!
+//! With a full fence between each side's store and load, at least one side
+//! sees the other's store. So a reclaimer that found `busy` clear can touch
+//! the state: an owner operation that started after that load sees the
+//! request, goes to the slow path and waits on `lock`. Requests are applied
+//! only under `lock`, each exactly once: whoever applies `n` of them
+//! subtracts `n`, after it is done with the state (a release, which the
+//! owner's acquire load of `pending` pairs with). Reclaimers of one tenant
+//! are serialised (`reclaim`), so a request can only be applied by the
+//! reclaimer that made it or by the owner.
+
+use super::fence;
+use crate::sync::{AtomicBool, AtomicU32, Mutex, Ordering, UnsafeCell, lock};
+use core::marker::PhantomData;
+
+/// A thread's state plus an immutable, shared `head` (what reclaimers and
+/// statistics read without the protocol).
+pub(crate) struct Tenant<S, H> {
+    /// Set by the owner for the length of each operation.
+    busy: AtomicBool,
+    /// Requests not yet applied; the owner's fast path runs only at zero.
+    pending: AtomicU32,
+    /// Held by whoever applies requests: the owner's slow path or a reclaimer.
+    lock: Mutex<()>,
+    /// Serialises reclaimers of this tenant (see the module docs).
+    reclaim: Mutex<()>,
+    state: UnsafeCell<S>,
+    pub(crate) head: H,
+}
+
+// SAFETY: `state` is only reached through `Owner::fast` (the owner, with no
+// request pending, which excludes every reclaimer by the protocol above),
+// `Owner::slow` and `Tenant::reclaim` (under `lock`). So one thread at a time
+// has it, and it may be a different thread each time: `S: Send` is enough.
+unsafe impl<S: Send, H: Sync> Sync for Tenant<S, H> {}
+
+/// What the owner's fast path found.
+pub(crate) enum Fast<R> {
+    /// `f` ran.
+    Done(R),
+    /// A request is pending (or the tenant was re-entered): take the slow path.
+    Slow,
+}
+
+impl<S, H> Tenant<S, H> {
+    pub(crate) fn new(state: S, head: H) -> Self {
+        Tenant {
+            busy: AtomicBool::new(false),
+            pending: AtomicU32::new(0),
+            lock: Mutex::new(()),
+            reclaim: Mutex::new(()),
+            state: UnsafeCell::new(state),
+            head,
+        }
+    }
+
+    /// Ask for `n` more applications and, if the owner is between two
+    /// operations, run `f(state, pending)` now and return its result. `None`:
+    /// the owner is inside an operation (or nothing is pending any more) and
+    /// will apply the request itself at its next one.
+    ///
+    /// `f` runs under a lock: it must not drop values or run other user code.
+    pub(crate) fn reclaim<R>(&self, n: u32, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
+        let _serial = lock(&self.reclaim);
+        self.pending.fetch_add(n, Ordering::Relaxed);
+        if !fence::heavy() || self.busy.load(Ordering::Acquire) {
+            return None;
+        }
+        let _lock = lock(&self.lock);
+        self.apply(f)
+    }
+
+    /// Under `lock`: run `f` with every pending request, then retire them.
+    fn apply<R>(&self, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
+        let n = self.pending.load(Ordering::Acquire);
+        if n == 0 {
+            return None;
+        }
+        // SAFETY: we hold `lock` and a request is pending, so the owner is
+        // not on its fast path (module docs) and no one else holds `lock`.
+        let out = self.state.with_mut(|state| f(unsafe { &mut *state }, n));
+        self.pending.fetch_sub(n, Ordering::Release);
+        Some(out)
+    }
+}
+
+/// Proof that the calling thread owns a tenant: only this thread's table
+/// (`table.rs`) makes one, and it is neither `Send` nor `Sync`.
+pub(crate) struct Owner<'a, S, H> {
+    tenant: &'a Tenant<S, H>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl<'a, S, H> Owner<'a, S, H> {
+    /// Only for the tenant in the calling thread's own table.
+    pub(super) fn new(tenant: &'a Tenant<S, H>) -> Self {
+        Owner {
+            tenant,
+            _not_send: PhantomData,
+        }
+    }
+
+    pub(crate) fn head(&self) -> &'a H {
+        &self.tenant.head
+    }
+
+    /// The fast path: `f` with the state, unless a request is pending or this
+    /// thread is already inside an operation on the tenant (re-entered from
+    /// user code), in which case nothing runs.
+    #[inline(always)]
+    pub(crate) fn fast<R>(&self, f: impl FnOnce(&mut S) -> R) -> Fast<R> {
+        let t = self.tenant;
+        if t.busy.load(Ordering::Relaxed) {
+            return Fast::Slow;
+        }
+        t.busy.store(true, Ordering::Relaxed);
+        fence::light();
+        if t.pending.load(Ordering::Acquire) != 0 {
+            t.busy.store(false, Ordering::Release);
+            return Fast::Slow;
+        }
+        // SAFETY: this thread owns the tenant (`Owner`), is not re-entering
+        // it (`busy` was clear), and no request is pending after its `busy`
+        // store and fence: no reclaimer touches the state until `busy` is
+        // clear again (module docs).
+        let out = t.state.with_mut(|state| f(unsafe { &mut *state }));
+        t.busy.store(false, Ordering::Release);
+        Fast::Done(out)
+    }
+
+    /// The slow path: under the lock, `f(state, pending)`; the pending
+    /// requests are retired after it. `None` if this thread is already inside
+    /// an operation on the tenant.
+    pub(crate) fn slow<R>(&self, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
+        let t = self.tenant;
+        if t.busy.load(Ordering::Relaxed) {
+            return None;
+        }
+        // `busy` here only detects re-entry; the lock excludes reclaimers.
+        t.busy.store(true, Ordering::Relaxed);
+        let out = {
+            let _lock = lock(&t.lock);
+            let n = t.pending.load(Ordering::Acquire);
+            // SAFETY: we hold `lock`, and the owner (this thread) is not on
+            // its fast path: a reclaimer that found `busy` clear waits for
+            // `lock`, one that found it set does not touch the state.
+            let out = t.state.with_mut(|state| f(unsafe { &mut *state }, n));
+            if n > 0 {
+                t.pending.fetch_sub(n, Ordering::Release);
+            }
+            out
+        };
+        t.busy.store(false, Ordering::Release);
+        Some(out)
+    }
+}

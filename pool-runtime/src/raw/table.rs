@@ -1,0 +1,242 @@
+//! Each thread's table of its tenants (one per pool it has used), indexed
+//! by the pool's [`Key`]: the lookup on every get and return.
+//!
+//! An entry is two plain words read on the fast path (the key's unique
+//! number and a pointer to the tenant) plus the owning `Arc` behind a trait
+//! object, used only at thread exit and when entries are replaced. A key's
+//! unique number is minted when the key is made and never reused, and only a
+//! `Key<S, H>` can make or find an entry, so an entry whose number matches
+//! holds a `Tenant<S, H>`: the pointer cast below is checked by construction.
+//!
+//! No user code runs while a reference into the table is live: lookups copy
+//! the two words out, and `link` builds the new entry list before it swaps
+//! it in and drops what it replaced after. Entries are only removed at depth
+//! zero (no lookup of this thread is running a closure), so the tenant a
+//! running closure uses cannot be freed under it, whatever user code the
+//! closure reaches.
+
+use super::owned::{Owner, Tenant};
+use crate::sync::{Arc, thread_local_const};
+use core::cell::{Cell, UnsafeCell};
+use core::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A pool's place in every thread's table.
+pub(crate) struct Key<S, H> {
+    index: usize,
+    unique: u64,
+    _types: PhantomData<fn() -> (S, H)>,
+}
+
+/// Free table indexes, reused so that tables stay as short as the number of
+/// live pools. (A `std` lock even under loom: held for a few instructions,
+/// with no loom operation inside.)
+struct Indexes {
+    free: Vec<usize>,
+    next: usize,
+}
+
+static INDEXES: std::sync::Mutex<Indexes> = std::sync::Mutex::new(Indexes {
+    free: Vec::new(),
+    next: 0,
+});
+
+static UNIQUE: AtomicU64 = AtomicU64::new(1);
+
+impl<S, H> Key<S, H> {
+    pub(crate) fn new() -> Self {
+        let mut indexes = INDEXES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let index = indexes.free.pop().unwrap_or_else(|| {
+            indexes.next += 1;
+            indexes.next - 1
+        });
+        Key {
+            index,
+            unique: UNIQUE.fetch_add(1, Ordering::Relaxed),
+            _types: PhantomData,
+        }
+    }
+}
+
+impl<S, H> Drop for Key<S, H> {
+    fn drop(&mut self) {
+        INDEXES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .free
+            .push(self.index);
+    }
+}
+
+/// What a table needs of a tenant's head beyond the fast path.
+pub(crate) trait Head<S>: Sized + Send + Sync + 'static {
+    /// The owning thread is exiting: empty the tenant.
+    fn evict(owner: Owner<'_, S, Self>);
+    /// Whether the tenant's pool is gone, so the entry can be dropped.
+    fn is_closed(&self) -> bool;
+}
+
+/// The type-erased side of an entry.
+trait Resident {
+    fn evict(&self);
+    fn is_closed(&self) -> bool;
+}
+
+impl<S: Send + 'static, H: Head<S>> Resident for Tenant<S, H> {
+    fn evict(&self) {
+        // Called by the table of the thread that owns the tenant.
+        H::evict(Owner::new(self));
+    }
+
+    fn is_closed(&self) -> bool {
+        self.head.is_closed()
+    }
+}
+
+#[derive(Clone)]
+struct Entry {
+    unique: u64,
+    tenant: *const (),
+    owner: Option<Arc<dyn Resident>>,
+}
+
+impl Entry {
+    const EMPTY: Entry = Entry {
+        unique: 0,
+        tenant: core::ptr::null(),
+        owner: None,
+    };
+}
+
+struct Table {
+    entries: UnsafeCell<Vec<Entry>>,
+    /// Closures of `with` running on this thread.
+    depth: Cell<usize>,
+}
+
+impl Table {
+    const fn new() -> Self {
+        Table {
+            entries: UnsafeCell::new(Vec::new()),
+            depth: Cell::new(0),
+        }
+    }
+
+    /// The tenant pointer for `key`, if this thread has one.
+    #[inline(always)]
+    fn find(&self, index: usize, unique: u64) -> Option<*const ()> {
+        // SAFETY: a shared look at the list, with no user code until it ends;
+        // the list is only replaced whole by `link`, never while borrowed.
+        let entries = unsafe { &*self.entries.get() };
+        match entries.get(index) {
+            Some(entry) if entry.unique == unique => Some(entry.tenant),
+            _ => None,
+        }
+    }
+}
+
+/// Every tenant in `entries` hands its values back to its pool.
+fn evict(entries: Vec<Entry>) {
+    for entry in entries {
+        if let Some(owner) = entry.owner {
+            owner.evict();
+        }
+    }
+}
+
+impl Drop for Table {
+    /// Thread exit.
+    fn drop(&mut self) {
+        evict(core::mem::take(self.entries.get_mut()));
+    }
+}
+
+thread_local_const! {
+    static TABLE: Table = Table::new();
+}
+
+/// Restores the depth when a closure returns or unwinds.
+struct Depth<'a>(&'a Cell<usize>);
+
+impl Drop for Depth<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
+}
+
+/// Run `f` with this thread's tenant for `key`. `None` if there is none
+/// (never linked, or the thread is exiting and its table is gone).
+#[inline(always)]
+pub(crate) fn with<S, H, R>(key: &Key<S, H>, f: impl FnOnce(Owner<'_, S, H>) -> R) -> Option<R> {
+    TABLE
+        .try_with(|table| {
+            let tenant = table.find(key.index, key.unique)?;
+            table.depth.set(table.depth.get() + 1);
+            let _depth = Depth(&table.depth);
+            // SAFETY: the entry matched `key.unique`, so it was linked with a
+            // `Key<S, H>` and holds a `Tenant<S, H>` (module docs); its `Arc`
+            // is in the table, which removes nothing while `depth` > 0.
+            let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
+            Some(f(Owner::new(tenant)))
+        })
+        .ok()
+        .flatten()
+}
+
+/// Give this thread the tenant for `key`. False if it cannot now: the thread
+/// is exiting, or a lookup is running on it and the slot is taken.
+pub(crate) fn link<S: Send + 'static, H: Head<S>>(
+    key: &Key<S, H>,
+    tenant: Arc<Tenant<S, H>>,
+) -> bool {
+    TABLE
+        .try_with(|table| {
+            if table.depth.get() > 0 {
+                return Err(tenant);
+            }
+            // SAFETY: depth is zero, so no reference into the list is live;
+            // the clone allocates (user code, if the allocator is) while the
+            // old list is still whole and untouched.
+            let old = unsafe { &*table.entries.get() };
+            let len = old.len().max(key.index + 1);
+            let mut new: Vec<Entry> = Vec::with_capacity(len);
+            new.extend(old.iter().cloned());
+            new.resize(len, Entry::EMPTY);
+            // Drop the entries of pools that are gone, and whatever held the slot.
+            for (i, entry) in new.iter_mut().enumerate() {
+                if i == key.index || entry.owner.as_ref().is_some_and(|o| o.is_closed()) {
+                    *entry = Entry::EMPTY;
+                }
+            }
+            new[key.index] = Entry {
+                unique: key.unique,
+                tenant: Arc::as_ptr(&tenant).cast(),
+                owner: Some(tenant),
+            };
+            // SAFETY: as above; one pointer swap, no user code.
+            let old = core::mem::replace(unsafe { &mut *table.entries.get() }, new);
+            // The replaced entries (and their tenants, if these were the last
+            // references) are freed now that the table is consistent again.
+            drop(old);
+            Ok(())
+        })
+        .is_ok_and(|linked| linked.is_ok())
+}
+
+/// Do now what this thread's exit will do: empty and drop its tenants. For
+/// the loom models, whose `join` returns before thread-local destructors run.
+/// Nothing happens while a lookup is running on this thread.
+#[cfg(poolable_loom)]
+pub(crate) fn evict_all() {
+    let entries = TABLE.try_with(|table| {
+        if table.depth.get() > 0 {
+            return Vec::new();
+        }
+        // SAFETY: depth is zero, so no reference into the list is live.
+        core::mem::take(unsafe { &mut *table.entries.get() })
+    });
+    evict(entries.unwrap_or_default());
+}
