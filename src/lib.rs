@@ -373,7 +373,7 @@
 //! | *(none)* | field | `Reset::reset(&mut field)`: clear keeping capacity, `None`, zero, or recurse into a derived type | `body: Vec<u8>` |
 //! | `skip` | field | leave the field as it is (configuration that should persist) | `#[poolable(skip)] region: &'static str` |
 //! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped) | `#[poolable(default)] state: State` |
-//! | `with = path` | field | call `path(&mut field)` | `#[poolable(with = restart)] started: Instant` |
+//! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work) | `#[poolable(with = restart)] started: Instant` |
 //! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
 //! | `zeroize` | field | before the reset, write zeros over the whole allocation via [`Zeroize`] | `#[poolable(zeroize)] key: Vec<u8>` |
 //! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |

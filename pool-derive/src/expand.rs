@@ -96,11 +96,18 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
             quote_spanned!(span=> #this.#member = <#ty as ::core::default::Default>::default();)
         }
         Rule::With(path) => {
-            // The call is spanned on the path, so a signature mismatch points
-            // at `with = path`; the local resolves at the call site, so it
-            // works in a struct defined by a `macro_rules!` too.
-            let field = Ident::new("field", Span::call_site().located_at(path.span()));
-            let call = quote_spanned!(path.span()=> #path(#field););
+            // Coercing the path to `fn(&mut Ty)` admits exactly the functions
+            // that reset a field (generic ones like `Vec::clear` included) and
+            // rejects the rest, `Vec::len` say, whose result a plain call
+            // would silently discard. Spanned on the path, so the mismatch
+            // points at `with = path`; the locals resolve at the call site,
+            // so this works in a struct defined by a `macro_rules!` too.
+            let at = Span::call_site().located_at(path.span());
+            let (field, reset) = (Ident::new("field", at), Ident::new("reset", at));
+            let call = quote_spanned!(path.span()=>
+                let #reset: fn(&mut #ty) = #path;
+                #reset(#field);
+            );
             quote!({ let #field = &mut #this.#member; #call })
         }
     };
