@@ -19,6 +19,7 @@
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `sync`: the std/loom switch.
+//! - `raw`: the only `unsafe` code (rebuilding a lock or cell in place).
 //!
 //! ```
 //! use pool_runtime::Pool;
@@ -27,7 +28,8 @@
 //! BUFS.get().extend_from_slice(b"scratch");
 //! assert!(BUFS.get().is_empty());
 //! ```
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
@@ -36,6 +38,8 @@ mod integrations;
 mod local;
 mod policy;
 mod pool;
+#[allow(unsafe_code)]
+mod raw;
 mod registry;
 mod reset;
 mod shard;

@@ -38,7 +38,7 @@ use std::sync::{Mutex, RwLock};
 /// | `Box<T>` (also `Box<[T]>` via `[T]`) | reset in place, the box is kept | box size + inner bytes |
 /// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum |
 /// | `Cell<T: Copy + Default>` | `T::default()` | 0 |
-/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut` (no locking; poison is cleared) | inner bytes |
+/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut`, then rebuild the lock or cell around it: unlocked, unborrowed and unpoisoned even after a `mem::forget` on a guard | inner bytes; `usize::MAX` (too big to keep) if locked or mutably borrowed at that moment |
 ///
 /// # Example
 ///
@@ -334,45 +334,51 @@ impl<T: Copy + Default> Reset for Cell<T> {
     }
 }
 
-impl<T: Reset + ?Sized> Reset for RefCell<T> {
+// A guard leaked with `mem::forget` keeps a lock locked (a cell borrowed)
+// for good, and `get_mut` does not see it: the reset rebuilds the lock around
+// the reset contents (`raw::rebuild`), so the next user can lock it and the
+// size cap can measure it. Measuring takes the lock without waiting; a lock
+// held at that moment cannot be measured, and counts as too big to keep.
+
+impl<T: Reset> Reset for RefCell<T> {
     fn reset(&mut self) {
         self.get_mut().reset();
+        crate::raw::rebuild::ref_cell(self);
     }
     fn heap_bytes(&self) -> usize {
-        // A shared borrow may be live elsewhere only through `&self`; if it is
-        // mutably borrowed we cannot look, and report nothing.
-        self.try_borrow().map_or(0, |inner| inner.heap_bytes())
+        self.try_borrow()
+            .map_or(usize::MAX, |inner| inner.heap_bytes())
     }
 }
 
-impl<T: Reset + ?Sized> Reset for Mutex<T> {
+impl<T: Reset> Reset for Mutex<T> {
     fn reset(&mut self) {
         self.get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .reset();
-        self.clear_poison();
+        crate::raw::rebuild::mutex(self);
     }
     fn heap_bytes(&self) -> usize {
         match self.try_lock() {
             Ok(inner) => inner.heap_bytes(),
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => 0,
+            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
         }
     }
 }
 
-impl<T: Reset + ?Sized> Reset for RwLock<T> {
+impl<T: Reset> Reset for RwLock<T> {
     fn reset(&mut self) {
         self.get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .reset();
-        self.clear_poison();
+        crate::raw::rebuild::rw_lock(self);
     }
     fn heap_bytes(&self) -> usize {
         match self.try_read() {
             Ok(inner) => inner.heap_bytes(),
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => 0,
+            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
         }
     }
 }
