@@ -457,7 +457,7 @@
 //!
 //! | type | feature | `Reset` | `heap_bytes` | also |
 //! | --- | --- | --- | --- | --- |
-//! | `bytes::BytesMut` | `bytes` | `clear()`, capacity kept | capacity | `Zeroize` |
+//! | `bytes::BytesMut` | `bytes` | `clear()`, capacity kept; an allocation that a split or `advance` hid from `capacity` is taken back, or let go if another handle still shares it | capacity (the whole allocation, after the reset) | `Zeroize` |
 //! | `smallvec::SmallVec<A>` | `smallvec` | `clear()`, capacity kept | spilled capacity × item size, 0 while inline | `Shrink`; `Zeroize` for `u8` items |
 //! | `indexmap::IndexMap<K, V, S>`, `IndexSet<T, S>` | `indexmap` | `clear()`, capacity kept | capacity × (entry + hash + index + 1) | `Shrink` |
 //! | `hashbrown::HashMap<K, V, S>`, `HashSet<T, S>` | `hashbrown` | `clear()`, capacity kept | capacity × (entry + 1) | `Shrink` |

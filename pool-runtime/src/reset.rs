@@ -39,6 +39,10 @@ use std::sync::{Mutex, RwLock};
 /// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum |
 /// | `Cell<T: Copy + Default>` | `T::default()` | 0 |
 /// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut`, then rebuild the lock or cell around it: unlocked, unborrowed and unpoisoned even after a `mem::forget` on a guard | inner bytes; `usize::MAX` (too big to keep) if locked or mutably borrowed at that moment |
+/// | `bytes::BytesMut` (feature `bytes`) | `clear()`, then take back the whole allocation if no other handle shares it, or let go of it if one does (a split or `advance` hides part of it from `capacity`) | capacity, which after the reset is the whole allocation kept |
+///
+/// `usize::MAX` means "cannot measure": the pool then treats the value as
+/// too big and drops it (unless its cap is `usize::MAX` too).
 ///
 /// # Example
 ///
