@@ -23,9 +23,6 @@ use crate::{Reset, Shrink, Zeroize};
 #[allow(unused_imports)]
 use core::mem::size_of;
 
-#[cfg(any(feature = "bytes", feature = "smallvec"))]
-use crate::reset::keep_stores;
-
 // ---------------------------------------------------------------------------
 // serde
 // ---------------------------------------------------------------------------
@@ -139,8 +136,14 @@ fn own_whole_allocation(buf: &mut bytes::BytesMut) {
     *buf = whole.into_iter().collect();
 }
 
-/// Zeros over the whole capacity, then empty; the rule behind
-/// `#[poolable(zeroize)]`. Needs the `bytes` feature.
+/// Zeros over the whole allocation, then empty, keeping the allocation; the
+/// rule behind `#[poolable(zeroize)]`. Needs the `bytes` feature.
+///
+/// The bytes a split or `advance` hid from this handle are wiped too, when
+/// no other handle shares the allocation (the allocation is taken back, as
+/// the reset does). While another handle shares it, only this handle's own
+/// part is wiped, and the handle then lets go of the allocation: the rest
+/// belongs to the other handles.
 ///
 /// ```
 /// # #[cfg(feature = "bytes")] {
@@ -162,11 +165,18 @@ fn own_whole_allocation(buf: &mut bytes::BytesMut) {
 #[cfg(feature = "bytes")]
 impl Zeroize for bytes::BytesMut {
     fn zeroize(&mut self) {
-        self.fill(0);
-        // Within the capacity, `resize` writes zeros without reallocating.
-        self.resize(self.capacity(), 0);
-        keep_stores(self);
+        // This handle's part first: ours to write even while shared.
+        let shown = self.capacity();
+        zeroize::zeroize_bytes(self);
+        zeroize::Zeroize::zeroize(self.spare_capacity_mut());
         self.clear();
+        let mut whole: Vec<u8> = core::mem::take(self).into();
+        // A larger allocation came back: the part hidden before or after
+        // the handle's view, not wiped yet.
+        if whole.capacity() > shown {
+            whole.zeroize();
+        }
+        *self = whole.into_iter().collect();
     }
 }
 
@@ -253,9 +263,10 @@ impl<A: smallvec::Array> Shrink for smallvec::SmallVec<A> {
 #[cfg(feature = "smallvec")]
 impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
     fn zeroize(&mut self) {
-        self.fill(0);
+        // `resize` makes the spare capacity initialised bytes (its own writes
+        // may be elided); the wipe over all of them is what counts.
         self.resize(self.capacity(), 0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
         self.clear();
     }
 }

@@ -473,9 +473,14 @@ shrink_table! {
 /// `clear()` only forgets the length, so the bytes of the last secret stay in
 /// the spare capacity, where `unsafe` code, a `set_len`, or a memory dump can
 /// still read them. `zeroize` writes zeros over every byte up to the capacity
-/// before the value goes back to the pool. The writes are followed by a
-/// compiler fence and an optimisation barrier so they are not removed as dead
-/// stores. The capacity is kept.
+/// before the value goes back to the pool. The writes come from the
+/// [`zeroize`](https://docs.rs/zeroize) crate (volatile writes or an
+/// optimisation barrier the compiler cannot see through), so they are not
+/// removed as dead stores. The capacity is kept.
+///
+/// A struct deriving `Poolable` or `Reset` with a `zeroize` field also wipes
+/// the field when it is dropped; see the crate guide for what no wipe can
+/// cover (a reallocation on growth, a detached value).
 ///
 /// ```
 /// use poolable::Zeroize;
@@ -504,20 +509,12 @@ pub trait Zeroize {
     fn zeroize(&mut self);
 }
 
-/// Keep the zeroing stores: the compiler must assume the bytes are read.
-/// (Also used by the `Zeroize` impls in `integrations`.)
-#[inline]
-pub(crate) fn keep_stores(bytes: &mut [u8]) {
-    atomic::compiler_fence(atomic::Ordering::SeqCst);
-    core::hint::black_box(bytes);
-}
-
 impl Zeroize for Vec<u8> {
     fn zeroize(&mut self) {
-        self.fill(0);
-        // `resize` writes the zeros into the spare capacity without `unsafe`.
-        self.resize(self.capacity(), 0);
-        keep_stores(self);
+        // Both halves in bulk; the `zeroize` crate's own `Vec` impl writes
+        // the initialised part one element at a time.
+        zeroize::zeroize_bytes(self);
+        zeroize::Zeroize::zeroize(self.spare_capacity_mut());
         self.clear();
     }
 }
@@ -533,14 +530,12 @@ impl Zeroize for String {
 
 impl Zeroize for Box<[u8]> {
     fn zeroize(&mut self) {
-        self.fill(0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
     }
 }
 
 impl<const N: usize> Zeroize for [u8; N] {
     fn zeroize(&mut self) {
-        self.fill(0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
     }
 }
