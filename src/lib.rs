@@ -89,6 +89,42 @@
 //! assert_eq!(s.region, "eu");
 //! ```
 //!
+//! ### Secrets: what `zeroize` covers, and what it cannot
+//!
+//! A `zeroize` field is wiped, spare capacity included, with the writes of
+//! the [`zeroize`](https://docs.rs/zeroize) crate, which the compiler cannot
+//! remove. The reset wipes every `zeroize` field before it resets any field
+//! (a `with` function that panics cannot skip a wipe). A value can also be
+//! dropped without a reset: a guard dropped during a panic, a reset that
+//! panics, a value the size cap or a trim drops, or an `Option`, `Vec` or
+//! `default` field whose reset drops the struct holding the secret. So a
+//! struct with a `zeroize` field also gets a generated `impl Drop` that
+//! wipes those fields, like the `zeroize` crate's `ZeroizeOnDrop`: no drop
+//! of the struct hands the secret's bytes to the allocator unwiped.
+//!
+//! Because of that `Drop` impl:
+//! - the struct cannot implement `Drop` itself (a "conflicting
+//!   implementations of trait `Drop`" error points at the `zeroize` key);
+//!   wipe in a `with` function or a field type of your own instead;
+//! - its fields cannot be moved out: no destructuring by value and no
+//!   `..base` struct update from another value of it (`std::mem::take` the
+//!   field instead); it cannot be `Copy`;
+//! - a generic field marked `zeroize` needs its `Zeroize` bound on the
+//!   struct itself, since a `Drop` impl cannot add bounds.
+//!
+//! What no pool can cover:
+//! - **Growth.** A `Vec` or `String` that outgrows its capacity moves to a
+//!   new buffer and frees the old one unwiped, secret included, inside the
+//!   standard library. Pre-size the buffer so it never grows while it holds a
+//!   secret: a constructor with `new = path` that reserves enough (or
+//!   `reserve` before writing).
+//! - **Detaching.** [`Pooled::into_inner`] hands the value to you; the
+//!   generated `Drop` still wipes it when you drop it, but copies you make,
+//!   or fields you `std::mem::take` out, are yours to wipe.
+//! - **Capacity.** The wipe keeps the allocation, so the next user sees its
+//!   capacity, which tells how long the previous secret was (at least
+//!   roughly). Bound it with `max_capacity`, or pre-size every value the same.
+//!
 //! ## 2. Use after put
 //!
 //! In Go, a slice taken from a pooled buffer still points into it after the
@@ -373,9 +409,9 @@
 //! | *(none)* | field | `Reset::reset(&mut field)`: clear keeping capacity, `None`, zero, or recurse into a derived type | `body: Vec<u8>` |
 //! | `skip` | field | leave the field as it is (configuration that should persist) | `#[poolable(skip)] region: &'static str` |
 //! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped) | `#[poolable(default)] state: State` |
-//! | `with = path` | field | call `path(&mut field)` | `#[poolable(with = restart)] started: Instant` |
+//! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work) | `#[poolable(with = restart)] started: Instant` |
 //! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
-//! | `zeroize` | field | before the reset, write zeros over the whole allocation via [`Zeroize`] | `#[poolable(zeroize)] key: Vec<u8>` |
+//! | `zeroize` | field | before any field's reset, write zeros over the whole allocation via [`Zeroize`]; the struct also wipes it on drop (so it cannot implement `Drop` itself, see [secrets](#secrets-what-zeroize-covers-and-what-it-cannot)) | `#[poolable(zeroize)] key: Vec<u8>` |
 //! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
 //! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
@@ -457,7 +493,7 @@
 //!
 //! | type | feature | `Reset` | `heap_bytes` | also |
 //! | --- | --- | --- | --- | --- |
-//! | `bytes::BytesMut` | `bytes` | `clear()`, capacity kept | capacity | `Zeroize` |
+//! | `bytes::BytesMut` | `bytes` | `clear()`, capacity kept; an allocation that a split or `advance` hid from `capacity` is taken back, or let go if another handle still shares it | capacity (the whole allocation, after the reset) | `Zeroize` |
 //! | `smallvec::SmallVec<A>` | `smallvec` | `clear()`, capacity kept | spilled capacity × item size, 0 while inline | `Shrink`; `Zeroize` for `u8` items |
 //! | `indexmap::IndexMap<K, V, S>`, `IndexSet<T, S>` | `indexmap` | `clear()`, capacity kept | capacity × (entry + hash + index + 1) | `Shrink` |
 //! | `hashbrown::HashMap<K, V, S>`, `HashSet<T, S>` | `hashbrown` | `clear()`, capacity kept | capacity × (entry + 1) | `Shrink` |

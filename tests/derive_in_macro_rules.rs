@@ -52,3 +52,22 @@ fn attributes_passed_through_macro_rules_apply() {
     assert!(value.heap_bytes() >= 16);
     drop(WithAttributes::pool().get());
 }
+
+define! {
+    #[derive(Reset, Default)]
+    Secret {
+        #[poolable(zeroize)] key: Vec<u8>,
+        #[poolable(with = clear_twice)] note: String,
+    }
+}
+
+#[test]
+fn a_zeroize_field_passed_through_macro_rules_is_wiped() {
+    let mut value = Secret {
+        key: b"hunter2".to_vec(),
+        note: "x".into(),
+    };
+    value.reset();
+    assert!(value.key.is_empty() && value.note.is_empty());
+    drop(value); // the generated `Drop` compiles in the macro's context too
+}

@@ -2,7 +2,7 @@
 //! `#[derive(Poolable)]` (the reset only, not the pool) and of the field and
 //! container attributes that shape it.
 
-use poolable::{Poolable, Reset};
+use poolable::{Poolable, Reset, Zeroize};
 use std::collections::HashMap;
 use std::mem::size_of;
 
@@ -365,10 +365,11 @@ fn zeroize_empties_and_keeps_capacity() {
 
 #[test]
 fn zeroize_combines_with_max_capacity() {
-    let v = reset(Secrets {
-        scratch: vec![9; 1000],
-        ..Secrets::default()
-    });
+    // Not `Secrets { scratch, ..Secrets::default() }`: a struct with a
+    // `zeroize` field implements `Drop`, so its fields cannot be moved out.
+    let mut v = Secrets::default();
+    v.scratch = vec![9; 1000];
+    let v = reset(v);
     assert!(v.scratch.is_empty());
     assert!(v.scratch.capacity() <= 8, "{}", v.scratch.capacity());
 }
@@ -412,6 +413,50 @@ fn zeroize_runs_before_the_reset_rule() {
         marked: b"secret".to_vec(),
     });
     assert_eq!(v.marked, b"!", "the rule's write survives the zeroize");
+}
+
+fn failing_reset(_: &mut u64) {
+    panic!("intentional panic in a with = reset");
+}
+
+/// A `with` rule that panics, on the field before the secret.
+#[derive(Reset)]
+struct FailsBeforeTheSecret {
+    #[poolable(with = failing_reset)]
+    id: u64,
+    #[poolable(zeroize)]
+    key: Vec<u8>,
+}
+
+#[test]
+fn every_zeroize_field_is_wiped_before_any_reset_rule_runs() {
+    let mut v = FailsBeforeTheSecret {
+        id: 1,
+        key: b"hunter2".to_vec(),
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| v.reset()));
+    assert!(result.is_err(), "test setup: the reset must panic");
+    assert!(
+        v.key.is_empty(),
+        "the wipe must come before the failing rule"
+    );
+}
+
+/// A generic `zeroize` field: the bound sits on the struct, where the
+/// generated `Drop` impl can rely on it.
+#[derive(Reset)]
+struct Keyring<K: Zeroize> {
+    #[poolable(zeroize)]
+    key: K,
+}
+
+#[test]
+fn a_generic_zeroize_field_is_wiped_by_the_reset() {
+    let v = reset(Keyring {
+        key: b"hunter2".to_vec(),
+    });
+    assert!(v.key.is_empty());
+    assert_eq!(v.key.capacity(), 7);
 }
 
 // ---------------------------------------------------------------- heap_bytes

@@ -5,6 +5,7 @@
 //! once, so two trims empty the pool completely.
 
 use poolable::{Pool, Poolable, Pooled, Reset};
+use std::sync::Mutex;
 
 const BURST: usize = 100_000;
 const STREAM: usize = 10_000;
@@ -151,4 +152,24 @@ fn a_retained_value_reports_its_heap_bytes() {
         (1, bytes + SLOT),
         "{stats}"
     );
+}
+
+#[derive(Poolable, Default)]
+struct Locked {
+    buf: Mutex<Vec<u8>>,
+}
+
+/// `mem::forget` on a lock guard must not hide a buffer from the size cap.
+#[test]
+fn a_forgotten_lock_guard_does_not_hide_a_50_mib_buffer() {
+    let pool = Locked::pool();
+    let value = pool.get();
+    let mut guard = value.buf.lock().unwrap();
+    guard.resize(50 << 20, 0);
+    std::mem::forget(guard);
+    drop(value);
+
+    let stats = pool.stats();
+    assert_eq!(stats.dropped_oversize, 1, "{stats}");
+    assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
 }

@@ -601,18 +601,99 @@ fn poisoned_mutex_heap_bytes_reports_inner_bytes() {
     assert_eq!(m.heap_bytes(), 16);
 }
 
+// A value that cannot be measured counts as too big: reporting 0 would let
+// any buffer, however large, past the size cap.
+
 #[test]
-fn mutably_borrowed_ref_cell_heap_bytes_is_zero_not_a_panic() {
+fn mutably_borrowed_ref_cell_heap_bytes_is_max_not_a_panic() {
     let c = RefCell::new(Vec::<u32>::with_capacity(4));
     let _borrow = c.borrow_mut();
-    assert_eq!(c.heap_bytes(), 0);
+    assert_eq!(c.heap_bytes(), usize::MAX);
 }
 
 #[test]
-fn locked_mutex_heap_bytes_is_zero_not_a_deadlock() {
+fn locked_mutex_heap_bytes_is_max_not_a_deadlock() {
     let m = Mutex::new(Vec::<u32>::with_capacity(4));
     let _guard = m.lock().unwrap();
-    assert_eq!(m.heap_bytes(), 0);
+    assert_eq!(m.heap_bytes(), usize::MAX);
+}
+
+#[test]
+fn write_locked_rw_lock_heap_bytes_is_max_not_a_deadlock() {
+    let l = RwLock::new(Vec::<u32>::with_capacity(4));
+    let _guard = l.write().unwrap();
+    assert_eq!(l.heap_bytes(), usize::MAX);
+}
+
+// ---------------------------------------------------------------- leaked guards
+
+// `mem::forget` on a guard is safe code, and leaves the lock held (or the
+// cell borrowed) for good. The reset must hand the next user a usable lock,
+// with the reset contents, and the size cap must then see those contents.
+
+#[test]
+fn mutex_reset_releases_a_forgotten_guard() {
+    let mut m = Mutex::new(Vec::<u8>::with_capacity(16));
+    let mut guard = m.lock().unwrap();
+    guard.extend_from_slice(b"secret");
+    std::mem::forget(guard);
+    m.reset();
+    let inner = m.try_lock().expect("the lock is free after the reset");
+    assert!(inner.is_empty());
+    assert_eq!(inner.capacity(), 16, "capacity kept");
+}
+
+#[test]
+fn mutex_heap_bytes_after_a_forgotten_guard_is_the_inner_bytes() {
+    let mut m = Mutex::new(Vec::<u8>::new());
+    let mut guard = m.lock().unwrap();
+    guard.reserve_exact(1 << 20);
+    std::mem::forget(guard);
+    m.reset();
+    assert_eq!(m.heap_bytes(), 1 << 20);
+}
+
+#[test]
+fn rw_lock_reset_releases_a_forgotten_write_guard() {
+    let mut l = RwLock::new(String::with_capacity(16));
+    let mut guard = l.write().unwrap();
+    guard.push_str("secret");
+    std::mem::forget(guard);
+    l.reset();
+    let inner = l.try_write().expect("the lock is free after the reset");
+    assert_eq!((inner.as_str(), inner.capacity()), ("", 16));
+}
+
+#[test]
+fn rw_lock_reset_releases_a_forgotten_read_guard() {
+    let mut l = RwLock::new(vec![1_u8, 2, 3]);
+    std::mem::forget(l.read().unwrap());
+    l.reset();
+    assert!(l.try_write().expect("writable after the reset").is_empty());
+}
+
+#[test]
+fn ref_cell_reset_releases_a_forgotten_mutable_borrow() {
+    let mut c = RefCell::new(vec![1_u8, 2, 3]);
+    std::mem::forget(c.borrow_mut());
+    c.reset();
+    assert!(
+        c.try_borrow()
+            .expect("borrowable after the reset")
+            .is_empty()
+    );
+}
+
+#[test]
+fn ref_cell_reset_releases_a_forgotten_shared_borrow() {
+    let mut c = RefCell::new(vec![1_u8, 2, 3]);
+    std::mem::forget(c.borrow());
+    c.reset();
+    assert!(
+        c.try_borrow_mut()
+            .expect("mutably borrowable after the reset")
+            .is_empty()
+    );
 }
 
 #[test]

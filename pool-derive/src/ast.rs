@@ -57,7 +57,7 @@ pub enum Rule {
     Skip,
     /// `default`: assigned `Default::default()`.
     Default,
-    /// `with = path`: `path(&mut field)`.
+    /// `with = path`: `path(&mut field)`, where `path` is a `fn(&mut FieldType)`.
     With(ExprPath),
 }
 

@@ -1,6 +1,6 @@
 //! The generated code: the `Reset` impl (field-wise reset and heap
-//! measurement) and, for `#[derive(Poolable)]`, the `Poolable` impl with the
-//! type's static pool.
+//! measurement), the `Drop` impl that wipes `zeroize` fields, and, for
+//! `#[derive(Poolable)]`, the `Poolable` impl with the type's static pool.
 
 use crate::ast::{Container, Derive, Field, Rule};
 use crate::attr;
@@ -19,6 +19,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         .unwrap_or_else(|| parse_quote!(::poolable));
 
     let reset = reset_impl(&cont, &krate);
+    let wipe_on_drop = drop_impl(&cont, &krate);
     let poolable = match derive {
         Derive::Poolable => poolable_impl(&cont, &krate),
         Derive::Reset => TokenStream::new(),
@@ -28,6 +29,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             #reset
+            #wipe_on_drop
             #poolable
         };
     })
@@ -37,6 +39,12 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let where_clause = where_clause(cont, reset_bounds(cont, krate));
+    // Every wipe before any reset: a reset rule may panic, and the fields
+    // after it would then be dropped without their reset.
+    let wipes = cont
+        .fields
+        .iter()
+        .filter_map(|field| wipe_field(field, krate));
     let resets = cont.fields.iter().map(|field| reset_field(field, krate));
     let sizes = cont
         .fields
@@ -47,6 +55,7 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             #[inline]
             fn reset(&mut self) {
+                #(#wipes)*
                 #(#resets)*
             }
 
@@ -58,17 +67,59 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     }
 }
 
-/// The statements that reset one field, spanned on its type so a missing
-/// impl is reported at the field.
-fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
+/// The wipe of a `zeroize` field, spanned on its type so a missing
+/// `Zeroize` impl is reported at the field.
+fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field { member, ty, attrs } = field;
-    let span = ty.span();
     // `self` keeps the derive's own span: spanned on the field, it would take
     // the hygiene of a `macro_rules!` that defined the struct and not resolve.
     let this = quote!(self);
-    let zeroize = attrs
+    attrs
         .zeroize
-        .map(|_| quote_spanned!(span=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);));
+        .map(|_| quote_spanned!(ty.span()=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);))
+}
+
+/// `impl Drop` wiping every `zeroize` field, for a struct that has one: a
+/// value can be dropped without a reset (a guard dropped during a panic, a
+/// panicking reset, a container's reset dropping it), and its secret must not
+/// reach the allocator unwiped on any of those paths (`ZeroizeOnDrop` in the
+/// `zeroize` crate does the same).
+///
+/// The impl has exactly the struct's generics and where-clause, as a `Drop`
+/// impl must. It is spanned on the first `zeroize` key, so a `Drop` impl of
+/// the user's own is reported as a conflict there.
+fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let Some(key) = cont.fields.iter().find_map(|field| field.attrs.zeroize) else {
+        return TokenStream::new();
+    };
+    let ident = cont.ident;
+    let (impl_generics, ty_generics, where_clause) = cont.generics.split_for_impl();
+    let wipes = cont
+        .fields
+        .iter()
+        .filter_map(|field| wipe_field(field, krate));
+    let body = quote! {
+        fn drop(&mut self) {
+            #(#wipes)*
+        }
+    };
+    let at = Span::call_site().located_at(key);
+    quote_spanned! {at=>
+        #[automatically_derived]
+        impl #impl_generics ::core::ops::Drop for #ident #ty_generics #where_clause {
+            #body
+        }
+    }
+}
+
+/// The statements that reset one field (its wipe comes earlier, in
+/// `wipe_field`), spanned on its type so a missing impl is reported at the
+/// field.
+fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
+    let Field { member, ty, attrs } = field;
+    let span = ty.span();
+    // `self` keeps the derive's own span: see `wipe_field`.
+    let this = quote!(self);
     let rule = match &attrs.rule {
         Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut #this.#member);),
         Rule::Skip => TokenStream::new(),
@@ -76,18 +127,25 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
             quote_spanned!(span=> #this.#member = <#ty as ::core::default::Default>::default();)
         }
         Rule::With(path) => {
-            // The call is spanned on the path, so a signature mismatch points
-            // at `with = path`; the local resolves at the call site, so it
-            // works in a struct defined by a `macro_rules!` too.
-            let field = Ident::new("field", Span::call_site().located_at(path.span()));
-            let call = quote_spanned!(path.span()=> #path(#field););
+            // Coercing the path to `fn(&mut Ty)` admits exactly the functions
+            // that reset a field (generic ones like `Vec::clear` included) and
+            // rejects the rest, `Vec::len` say, whose result a plain call
+            // would silently discard. Spanned on the path, so the mismatch
+            // points at `with = path`; the locals resolve at the call site,
+            // so this works in a struct defined by a `macro_rules!` too.
+            let at = Span::call_site().located_at(path.span());
+            let (field, reset) = (Ident::new("field", at), Ident::new("reset", at));
+            let call = quote_spanned!(path.span()=>
+                let #reset: fn(&mut #ty) = #path;
+                #reset(#field);
+            );
             quote!({ let #field = &mut #this.#member; #call })
         }
     };
     let shrink = attrs.max_capacity.as_ref().map(
         |(cap, _)| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     );
-    quote!(#zeroize #rule #shrink)
+    quote!(#rule #shrink)
 }
 
 /// A field's heap bytes: its `heap_bytes = path`, else `Reset::heap_bytes`

@@ -19,6 +19,10 @@ use syn::{DeriveInput, parse_macro_input};
 /// Derive `Reset` (an exhaustive field-wise reset) and `Poolable` (a static
 /// pool for the type). See the `poolable` crate for the attributes.
 ///
+/// A struct with a `#[poolable(zeroize)]` field also gets an `impl Drop`
+/// that wipes those fields (here and with `#[derive(Reset)]`), so it cannot
+/// implement `Drop` itself and its fields cannot be moved out.
+///
 /// ```
 /// use poolable::Poolable;
 ///

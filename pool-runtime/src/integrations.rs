@@ -4,7 +4,7 @@
 //! | feature | what it adds |
 //! | --- | --- |
 //! | `serde` | `Serialize` for [`Pooled<T>`](crate::Pooled): serializes the value |
-//! | `bytes` | [`Reset`] and [`Zeroize`] for `bytes::BytesMut` |
+//! | `bytes` | [`Reset`] and [`Zeroize`] for `bytes::BytesMut` (the reset takes back an allocation hidden by a split) |
 //! | `smallvec` | [`Reset`], [`Shrink`] and [`Zeroize`] (for `u8` items) for `smallvec::SmallVec` (1.x) |
 //! | `indexmap` | [`Reset`] and [`Shrink`] for `indexmap::{IndexMap, IndexSet}` (2.x) |
 //! | `hashbrown` | [`Reset`] and [`Shrink`] for `hashbrown::{HashMap, HashSet}` (0.17) |
@@ -22,9 +22,6 @@
 use crate::{Reset, Shrink, Zeroize};
 #[allow(unused_imports)]
 use core::mem::size_of;
-
-#[cfg(any(feature = "bytes", feature = "smallvec"))]
-use crate::reset::keep_stores;
 
 // ---------------------------------------------------------------------------
 // serde
@@ -70,16 +67,28 @@ where
 // bytes
 // ---------------------------------------------------------------------------
 
-/// `clear()`, capacity kept; `heap_bytes` is the capacity. Needs the `bytes`
-/// feature.
+/// `clear()`, then make the handle the only owner of its whole allocation,
+/// or of none; `heap_bytes` is then the capacity, exactly what it keeps.
+/// Needs the `bytes` feature.
 ///
-/// A `BytesMut` split off or frozen from another shares its allocation;
-/// `heap_bytes` reports this handle's own capacity only.
+/// A `BytesMut` shows only part of its allocation after `split_to`,
+/// `split_off`, `split` or `advance`, yet keeps all of it alive: a 10 MiB
+/// buffer with all but 1 KiB split off reports a capacity of 1 KiB. The
+/// reset takes the allocation back:
+///
+/// - if no other handle (`BytesMut` or `Bytes`) shares it, the whole
+///   allocation becomes this handle's capacity again, so the pool's size
+///   cap sees its real size (and drops it if it is too big);
+/// - if another handle still shares it (a frame split off and sent on), this
+///   handle lets go of its share and comes back empty, with no allocation:
+///   the buffer is freed when the last of the other handles is dropped.
+///
+/// An unshared buffer is kept in place, without copying or allocating.
 ///
 /// ```
 /// # #[cfg(feature = "bytes")] {
 /// use bytes::{BufMut, BytesMut};
-/// use poolable::Pool;
+/// use poolable::{Pool, Reset};
 ///
 /// static FRAMES: Pool<BytesMut> = Pool::new();
 ///
@@ -90,6 +99,15 @@ where
 /// let frame = FRAMES.get();
 /// assert!(frame.is_empty());
 /// assert!(frame.capacity() >= 16); // the allocation was kept
+///
+/// // A split hides most of the allocation from `capacity`; the reset
+/// // brings it back into view.
+/// let mut buf = BytesMut::with_capacity(1 << 20);
+/// buf.resize(1 << 20, 0);
+/// drop(buf.split_to((1 << 20) - 1024));
+/// assert_eq!(buf.capacity(), 1024);
+/// buf.reset();
+/// assert!(buf.heap_bytes() >= 1 << 20);
 /// # }
 /// ```
 #[cfg(feature = "bytes")]
@@ -97,6 +115,7 @@ impl Reset for bytes::BytesMut {
     #[inline]
     fn reset(&mut self) {
         self.clear();
+        own_whole_allocation(self);
     }
     #[inline]
     fn heap_bytes(&self) -> usize {
@@ -104,8 +123,27 @@ impl Reset for bytes::BytesMut {
     }
 }
 
-/// Zeros over the whole capacity, then empty; the rule behind
-/// `#[poolable(zeroize)]`. Needs the `bytes` feature.
+/// Make the (empty) `buf` the only owner of its whole allocation, or of none.
+///
+/// `Vec::from(BytesMut)` hands over the whole allocation, whatever part of
+/// it the handle shows, when the handle is its only owner, and otherwise
+/// copies the contents (none) and releases the handle's share. Collecting
+/// the `Vec` back reuses its allocation (std collects a `vec::IntoIter`
+/// in place), and a `BytesMut` made from a `Vec` has the `Vec`'s capacity.
+#[cfg(feature = "bytes")]
+fn own_whole_allocation(buf: &mut bytes::BytesMut) {
+    let whole: Vec<u8> = core::mem::take(buf).into();
+    *buf = whole.into_iter().collect();
+}
+
+/// Zeros over the whole allocation, then empty, keeping the allocation; the
+/// rule behind `#[poolable(zeroize)]`. Needs the `bytes` feature.
+///
+/// The bytes a split or `advance` hid from this handle are wiped too, when
+/// no other handle shares the allocation (the allocation is taken back, as
+/// the reset does). While another handle shares it, only this handle's own
+/// part is wiped, and the handle then lets go of the allocation: the rest
+/// belongs to the other handles.
 ///
 /// ```
 /// # #[cfg(feature = "bytes")] {
@@ -127,11 +165,18 @@ impl Reset for bytes::BytesMut {
 #[cfg(feature = "bytes")]
 impl Zeroize for bytes::BytesMut {
     fn zeroize(&mut self) {
-        self.fill(0);
-        // Within the capacity, `resize` writes zeros without reallocating.
-        self.resize(self.capacity(), 0);
-        keep_stores(self);
+        // This handle's part first: ours to write even while shared.
+        let shown = self.capacity();
+        zeroize::zeroize_bytes(self);
+        zeroize::Zeroize::zeroize(self.spare_capacity_mut());
         self.clear();
+        let mut whole: Vec<u8> = core::mem::take(self).into();
+        // A larger allocation came back: the part hidden before or after
+        // the handle's view, not wiped yet.
+        if whole.capacity() > shown {
+            whole.zeroize();
+        }
+        *self = whole.into_iter().collect();
     }
 }
 
@@ -218,9 +263,10 @@ impl<A: smallvec::Array> Shrink for smallvec::SmallVec<A> {
 #[cfg(feature = "smallvec")]
 impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
     fn zeroize(&mut self) {
-        self.fill(0);
+        // `resize` makes the spare capacity initialised bytes (its own writes
+        // may be elided); the wipe over all of them is what counts.
         self.resize(self.capacity(), 0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
         self.clear();
     }
 }
@@ -514,6 +560,75 @@ mod tests {
             let stats = pool.stats();
             assert_eq!(stats.dropped_oversize, 1);
             assert_eq!(stats.retained, 1);
+        }
+
+        /// A 1 MiB buffer, filled, with all but its last KiB split off and
+        /// dropped: the handle left shows 1 KiB of capacity and keeps the
+        /// whole MiB alive.
+        fn split_leaving_one_kib() -> BytesMut {
+            let mut b = BytesMut::with_capacity(1 << 20);
+            b.resize(1 << 20, 7);
+            drop(b.split_to((1 << 20) - 1024));
+            assert_eq!(b.capacity(), 1024, "test setup");
+            b
+        }
+
+        #[test]
+        fn heap_bytes_after_split_to_counts_the_whole_allocation() {
+            let mut b = split_leaving_one_kib();
+            b.reset();
+            assert!(b.heap_bytes() >= 1 << 20, "{}", b.heap_bytes());
+            assert_eq!(b.heap_bytes(), b.capacity());
+        }
+
+        #[test]
+        fn heap_bytes_after_advance_counts_the_whole_allocation() {
+            use bytes::Buf;
+            let mut b = BytesMut::with_capacity(1 << 20);
+            b.resize(1 << 20, 7);
+            b.advance((1 << 20) - 1024);
+            b.reset();
+            assert!(b.heap_bytes() >= 1 << 20, "{}", b.heap_bytes());
+        }
+
+        #[test]
+        fn reset_stops_sharing_with_a_split_off_frame() {
+            let mut b = BytesMut::with_capacity(4096);
+            b.put_slice(b"frame one|rest");
+            let frame = b.split_to(9).freeze();
+            assert!(!frame.is_unique(), "test setup");
+            b.reset();
+            assert!(
+                frame.is_unique(),
+                "the pooled handle still shares the frame's buffer"
+            );
+            assert_eq!(b.heap_bytes(), b.capacity());
+        }
+
+        #[test]
+        fn reset_keeps_an_unshared_allocation_in_place() {
+            let mut b = BytesMut::with_capacity(4096);
+            b.put_slice(b"data");
+            let ptr = b.as_ptr();
+            b.reset();
+            assert!(b.is_empty());
+            assert_eq!((b.as_ptr(), b.capacity()), (ptr, 4096));
+        }
+
+        #[test]
+        fn pool_drops_split_bytes_mut_that_keep_large_allocations() {
+            let pool: Pool<BytesMut> = Pool::new();
+            let held: Vec<_> = (0..8)
+                .map(|_| {
+                    let mut b = pool.get();
+                    *b = split_leaving_one_kib();
+                    b
+                })
+                .collect();
+            drop(held);
+            let stats = pool.stats();
+            assert_eq!(stats.dropped_oversize, 8, "{stats}");
+            assert_eq!(stats.retained_bytes, 0, "{stats}");
         }
 
         #[test]

@@ -22,7 +22,8 @@
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
-//!   protocol of the thread tier, the per-thread tables.
+//!   protocol of the thread tier, the per-thread tables, and the rebuild of
+//!   a lock or cell in place.
 //! - `sync`: the std/loom switch.
 //!
 //! ```

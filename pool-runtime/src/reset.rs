@@ -38,7 +38,11 @@ use std::sync::{Mutex, RwLock};
 /// | `Box<T>` (also `Box<[T]>` via `[T]`) | reset in place, the box is kept | box size + inner bytes |
 /// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum |
 /// | `Cell<T: Copy + Default>` | `T::default()` | 0 |
-/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut` (no locking; poison is cleared) | inner bytes |
+/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut`, then rebuild the lock or cell around it: unlocked, unborrowed and unpoisoned even after a `mem::forget` on a guard | inner bytes; `usize::MAX` (too big to keep) if locked or mutably borrowed at that moment |
+/// | `bytes::BytesMut` (feature `bytes`) | `clear()`, then take back the whole allocation if no other handle shares it, or let go of it if one does (a split or `advance` hides part of it from `capacity`) | capacity, which after the reset is the whole allocation kept |
+///
+/// `usize::MAX` means "cannot measure": the pool then treats the value as
+/// too big and drops it (unless its cap is `usize::MAX` too).
 ///
 /// # Example
 ///
@@ -323,45 +327,51 @@ impl<T: Copy + Default> Reset for Cell<T> {
     }
 }
 
-impl<T: Reset + ?Sized> Reset for RefCell<T> {
+// A guard leaked with `mem::forget` keeps a lock locked (a cell borrowed)
+// for good, and `get_mut` does not see it: the reset rebuilds the lock around
+// the reset contents (`raw::rebuild`), so the next user can lock it and the
+// size cap can measure it. Measuring takes the lock without waiting; a lock
+// held at that moment cannot be measured, and counts as too big to keep.
+
+impl<T: Reset> Reset for RefCell<T> {
     fn reset(&mut self) {
         self.get_mut().reset();
+        crate::raw::rebuild::ref_cell(self);
     }
     fn heap_bytes(&self) -> usize {
-        // A shared borrow may be live elsewhere only through `&self`; if it is
-        // mutably borrowed we cannot look, and report nothing.
-        self.try_borrow().map_or(0, |inner| inner.heap_bytes())
+        self.try_borrow()
+            .map_or(usize::MAX, |inner| inner.heap_bytes())
     }
 }
 
-impl<T: Reset + ?Sized> Reset for Mutex<T> {
+impl<T: Reset> Reset for Mutex<T> {
     fn reset(&mut self) {
         self.get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .reset();
-        self.clear_poison();
+        crate::raw::rebuild::mutex(self);
     }
     fn heap_bytes(&self) -> usize {
         match self.try_lock() {
             Ok(inner) => inner.heap_bytes(),
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => 0,
+            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
         }
     }
 }
 
-impl<T: Reset + ?Sized> Reset for RwLock<T> {
+impl<T: Reset> Reset for RwLock<T> {
     fn reset(&mut self) {
         self.get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .reset();
-        self.clear_poison();
+        crate::raw::rebuild::rw_lock(self);
     }
     fn heap_bytes(&self) -> usize {
         match self.try_read() {
             Ok(inner) => inner.heap_bytes(),
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => 0,
+            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
         }
     }
 }
@@ -452,9 +462,14 @@ shrink_table! {
 /// `clear()` only forgets the length, so the bytes of the last secret stay in
 /// the spare capacity, where `unsafe` code, a `set_len`, or a memory dump can
 /// still read them. `zeroize` writes zeros over every byte up to the capacity
-/// before the value goes back to the pool. The writes are followed by a
-/// compiler fence and an optimisation barrier so they are not removed as dead
-/// stores. The capacity is kept.
+/// before the value goes back to the pool. The writes come from the
+/// [`zeroize`](https://docs.rs/zeroize) crate (volatile writes or an
+/// optimisation barrier the compiler cannot see through), so they are not
+/// removed as dead stores. The capacity is kept.
+///
+/// A struct deriving `Poolable` or `Reset` with a `zeroize` field also wipes
+/// the field when it is dropped; see the crate guide for what no wipe can
+/// cover (a reallocation on growth, a detached value).
 ///
 /// ```
 /// use poolable::Zeroize;
@@ -483,20 +498,12 @@ pub trait Zeroize {
     fn zeroize(&mut self);
 }
 
-/// Keep the zeroing stores: the compiler must assume the bytes are read.
-/// (Also used by the `Zeroize` impls in `integrations`.)
-#[inline]
-pub(crate) fn keep_stores(bytes: &mut [u8]) {
-    atomic::compiler_fence(atomic::Ordering::SeqCst);
-    core::hint::black_box(bytes);
-}
-
 impl Zeroize for Vec<u8> {
     fn zeroize(&mut self) {
-        self.fill(0);
-        // `resize` writes the zeros into the spare capacity without `unsafe`.
-        self.resize(self.capacity(), 0);
-        keep_stores(self);
+        // Both halves in bulk; the `zeroize` crate's own `Vec` impl writes
+        // the initialised part one element at a time.
+        zeroize::zeroize_bytes(self);
+        zeroize::Zeroize::zeroize(self.spare_capacity_mut());
         self.clear();
     }
 }
@@ -512,14 +519,12 @@ impl Zeroize for String {
 
 impl Zeroize for Box<[u8]> {
     fn zeroize(&mut self) {
-        self.fill(0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
     }
 }
 
 impl<const N: usize> Zeroize for [u8; N] {
     fn zeroize(&mut self) {
-        self.fill(0);
-        keep_stores(self);
+        zeroize::zeroize_bytes(self);
     }
 }

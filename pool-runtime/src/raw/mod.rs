@@ -4,13 +4,16 @@
 //! - `owned`: [`Tenant`](owned::Tenant), the thread tier's owner/reclaimer
 //!   protocol;
 //! - `table`: each thread's table of its tenants, the fast-path lookup;
-//! - `memo`: the per-thread memo of generic derived types' pools.
+//! - `memo`: the per-thread memo of generic derived types' pools;
+//! - `rebuild`: move a lock or cell out of a `&mut` and put a fresh one,
+//!   holding the same contents, back in its place.
 //!
 //! Each block carries a `// SAFETY:` note; the unit tests of the crate run
-//! under Miri in CI, and the protocol is model-checked with loom
-//! (`tests/loom.rs`).
+//! under Miri in CI (`cargo +nightly miri test -p pool-runtime --lib`), and
+//! the protocol is model-checked with loom (`tests/loom.rs`).
 
 pub(crate) mod fence;
 pub(crate) mod memo;
 pub(crate) mod owned;
+pub(crate) mod rebuild;
 pub(crate) mod table;

@@ -1,0 +1,244 @@
+//! No path frees the bytes of a `#[poolable(zeroize)]` field unwiped.
+//!
+//! The global allocator of this test binary scans every block it frees for
+//! `SECRET` and counts the blocks that still hold it. Each test writes the
+//! secret into a zeroize field (pre-sized, so no reallocation frees an
+//! unwiped copy: that path is documented as one no pool can cover), sends
+//! the value down one discard path, and checks that no freed block held it.
+//!
+//! Its own test binary, because it needs a `#[global_allocator]`.
+
+use poolable::{Poolable, Reset};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::panic::catch_unwind;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// 16 bytes that nothing else in this process writes to the heap.
+const SECRET: &[u8; 16] = b"\x8f\xa3SECRET-2c9e7\x11\xd7";
+
+struct Scanning;
+
+/// Freed blocks that held `SECRET`.
+static UNWIPED_FREES: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to `System` with the same arguments;
+// `dealloc` only reads the block before freeing it.
+unsafe impl GlobalAlloc for Scanning {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // Zeroed, so every byte a block ever holds is initialised and the
+        // scan in `dealloc` reads no uninitialised memory.
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller hands over a live block of `layout.size()`
+        // bytes, all initialised (see `alloc`), which nothing else uses now.
+        let block = unsafe { std::slice::from_raw_parts(ptr, layout.size()) };
+        if block.windows(SECRET.len()).any(|w| w == SECRET) {
+            UNWIPED_FREES.fetch_add(1, SeqCst);
+        }
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Scanning = Scanning;
+
+/// The tests run one at a time, so a count belongs to the test that reads it.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Run `discard` alone and return how many freed blocks held the secret.
+fn unwiped_frees(discard: impl FnOnce()) -> usize {
+    let _serial: MutexGuard<'_, ()> = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let before = UNWIPED_FREES.load(SeqCst);
+    discard();
+    UNWIPED_FREES.load(SeqCst) - before
+}
+
+/// A buffer holding the secret, with room to spare so nothing reallocates.
+fn secret_buffer() -> Vec<u8> {
+    let mut buf = Vec::with_capacity(64);
+    buf.extend_from_slice(SECRET);
+    buf
+}
+
+#[test]
+fn the_scan_sees_an_unwiped_free() {
+    assert_eq!(unwiped_frees(|| drop(secret_buffer())), 1);
+}
+
+// ---------------------------------------------------------------- a guard dropped during a panic
+
+#[derive(Poolable, Default)]
+struct Session {
+    user: String,
+    #[poolable(zeroize)]
+    token: Vec<u8>,
+}
+
+#[test]
+fn a_guard_dropped_during_a_panic_is_wiped_before_it_is_freed() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            let mut session = Session::pool().get();
+            session.user.push_str("ada");
+            session.token = secret_buffer();
+            panic!("intentional panic while the guard is held");
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(Session::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+// ---------------------------------------------------------------- a panicking `with` reset
+
+fn failing_reset(_: &mut u64) {
+    panic!("intentional panic in a with = reset");
+}
+
+#[derive(Poolable, Default)]
+struct Keyed {
+    #[poolable(with = failing_reset)]
+    id: u64,
+    #[poolable(zeroize)]
+    key: Vec<u8>,
+}
+
+#[test]
+fn a_panicking_with_reset_does_not_leave_a_later_zeroize_field_unwiped() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            let mut keyed = Keyed::pool().get();
+            keyed.key = secret_buffer();
+            drop(keyed);
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(unwiped, 0);
+}
+
+// ---------------------------------------------------------------- containers that drop on reset
+
+#[derive(Reset, Default)]
+struct Credentials {
+    #[poolable(zeroize)]
+    password: Vec<u8>,
+}
+
+impl Credentials {
+    fn holding_secret() -> Self {
+        Credentials {
+            password: secret_buffer(),
+        }
+    }
+}
+
+#[derive(Poolable, Default)]
+struct Login {
+    credentials: Option<Credentials>,
+}
+
+#[derive(Poolable, Default)]
+struct Batch {
+    credentials: Vec<Credentials>,
+}
+
+#[derive(Poolable, Default)]
+struct Replaced {
+    #[poolable(default)]
+    credentials: Credentials,
+}
+
+#[test]
+fn a_zeroize_field_in_an_option_is_wiped_when_the_reset_drops_it() {
+    let unwiped = unwiped_frees(|| {
+        let mut login = Login::pool().get();
+        login.credentials = Some(Credentials::holding_secret());
+        drop(login);
+    });
+    assert_eq!(unwiped, 0);
+}
+
+#[test]
+fn a_zeroize_field_in_a_vec_is_wiped_when_the_reset_clears_it() {
+    let unwiped = unwiped_frees(|| {
+        let mut batch = Batch::pool().get();
+        batch.credentials.reserve(4);
+        batch.credentials.push(Credentials::holding_secret());
+        drop(batch);
+    });
+    assert_eq!(unwiped, 0);
+}
+
+#[test]
+fn a_zeroize_field_in_a_default_field_is_wiped_when_the_reset_replaces_it() {
+    let unwiped = unwiped_frees(|| {
+        let mut replaced = Replaced::pool().get();
+        replaced.credentials = Credentials::holding_secret();
+        drop(replaced);
+    });
+    assert_eq!(unwiped, 0);
+}
+
+#[test]
+fn a_zeroize_struct_dropped_outside_any_pool_is_wiped() {
+    assert_eq!(unwiped_frees(|| drop(Credentials::holding_secret())), 0);
+}
+
+// ---------------------------------------------------------------- BytesMut split
+
+#[cfg(feature = "bytes")]
+mod bytes_mut {
+    use super::*;
+    use bytes::BytesMut;
+
+    #[derive(Poolable, Default)]
+    struct Frame {
+        #[poolable(zeroize)]
+        buf: BytesMut,
+    }
+
+    /// The secret split off and dropped still sits in the allocation the
+    /// pooled handle keeps; the wipe must reach it.
+    #[test]
+    fn a_split_off_secret_is_wiped_before_the_buffer_is_freed() {
+        let unwiped = unwiped_frees(|| {
+            let mut frame = Frame::pool().get();
+            frame.buf.reserve(64);
+            frame.buf.extend_from_slice(SECRET);
+            frame.buf.extend_from_slice(b"rest of the stream");
+            drop(frame.buf.split_to(SECRET.len()));
+            drop(frame);
+            Frame::pool().clear();
+        });
+        assert_eq!(unwiped, 0);
+    }
+
+    /// Nor does the secret wait in the pool, in a buffer returned after the
+    /// split, for whoever gets it next.
+    #[test]
+    fn a_split_off_secret_does_not_wait_in_the_pool() {
+        let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut frame = Frame::pool().get();
+        frame.buf.reserve(64);
+        frame.buf.extend_from_slice(SECRET);
+        frame.buf.extend_from_slice(b"rest of the stream");
+        drop(frame.buf.split_to(SECRET.len()));
+        drop(frame);
+
+        let mut next = Frame::pool().get();
+        assert!(
+            next.buf.capacity() >= 64,
+            "test setup: the buffer is reused"
+        );
+        let spare = next.buf.spare_capacity_mut();
+        // SAFETY: the allocator zeroes every block it hands out, so all of
+        // the spare capacity is initialised bytes.
+        let spare = unsafe { std::slice::from_raw_parts(spare.as_ptr().cast::<u8>(), spare.len()) };
+        assert!(!spare.windows(SECRET.len()).any(|w| w == SECRET));
+    }
+}
