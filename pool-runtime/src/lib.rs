@@ -8,6 +8,8 @@
 //! Where things are:
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
+//! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
+//!   keeps their elements (reset) for the next use.
 //! - `pool`: [`Pool`] (get, put, trim, clear, stats).
 //! - `guard`: [`Pooled`].
 //! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
@@ -36,6 +38,7 @@ mod integrations;
 mod local;
 mod policy;
 mod pool;
+mod recycle;
 mod registry;
 mod reset;
 mod shard;
@@ -47,6 +50,7 @@ pub mod trimmer;
 pub use guard::Pooled;
 pub use policy::{DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE};
 pub use pool::Pool;
+pub use recycle::{RecycleOption, RecycleVec};
 pub use registry::trim_all;
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
