@@ -38,11 +38,14 @@
 //!   std types, derivable with `#[derive(Reset)]`.
 //! - [`Poolable`]: `#[derive(Poolable)]` derives `Reset` and gives the type a
 //!   pool of its own, `T::pool()`.
+//! - [`RecycleVec`], [`RecycleOption`]: a vector and an option whose reset
+//!   keeps their elements, reset, so nested buffers are reused too.
 //! - [`Stats`]: what a pool did (hits, misses, drops by reason, bytes kept).
 //! - [`trim`](Pool::trim), [`trim_all`], [`trimmer`]: idle decay.
 //!
 //! Contents: [the three traps](#the-three-traps) ·
 //! [choosing `max_bytes` and `max_retained`](#choosing-max_bytes-and-max_retained) ·
+//! [pooling nested data](#pooling-nested-data) ·
 //! [when not to pool](#when-not-to-pool) · [measure first](#measure-first) ·
 //! [threads and async](#threads-and-async) ·
 //! [attribute reference](#attribute-reference) · [`Reset` impls](#reset-impls) ·
@@ -259,6 +262,94 @@
 //!
 //! For a derived type, set both on the struct:
 //! `#[poolable(max_bytes = 1 << 20, max_retained = 256)]`.
+//!
+//! # Pooling nested data
+//!
+//! A reset keeps each field's own buffer, but a collection's reset drops its
+//! *elements*: a `Vec<(String, String)>` of headers keeps room for the pairs
+//! and frees every header string, so each request allocates them all again.
+//! An `Option<String>` reset to `None` frees its string the same way. Which
+//! types keep what is in the last column of
+//! [the table on `Reset`](Reset#what-the-std-impls-do).
+//!
+//! Two containers keep the inner allocations:
+//!
+//! - [`RecycleVec<T>`](RecycleVec): its reset resets the elements in use and
+//!   keeps them as hidden *spares*. [`push_reset`](RecycleVec::push_reset)
+//!   hands back a spare, reset, with its buffers (or a new `T::default()`).
+//!   Slices, indexing, iteration, `==`, `Debug` and serde see the live
+//!   elements only.
+//! - [`RecycleOption<T>`](RecycleOption): an `Option` whose `None` keeps the
+//!   reset value out of sight; [`get_or_insert_reset`](RecycleOption::get_or_insert_reset)
+//!   brings it back. Empty, it reads as `None` everywhere (`get`, `==`,
+//!   `Debug`, serde).
+//!
+//! ```
+//! use poolable::{Poolable, RecycleOption, RecycleVec};
+//!
+//! #[derive(Poolable, Default)]
+//! struct Request {
+//!     #[poolable(max_capacity = 64)] // at most 64 header pairs kept
+//!     headers: RecycleVec<(String, String)>,
+//!     query: RecycleOption<String>,
+//!     body: String,
+//! }
+//!
+//! fn parse(req: &mut Request, raw: &str) {
+//!     let (head, body) = raw.split_once("\n\n").unwrap_or((raw, ""));
+//!     let mut lines = head.lines();
+//!     let target = lines.next().unwrap_or_default();
+//!     if let Some((_, query)) = target.split_once('?') {
+//!         req.query.get_or_insert_reset().push_str(query);
+//!     }
+//!     for line in lines {
+//!         if let Some((name, value)) = line.split_once(": ") {
+//!             let (n, v) = req.headers.push_reset(); // a kept pair, reset
+//!             n.push_str(name);
+//!             v.push_str(value);
+//!         }
+//!     }
+//!     req.body.push_str(body);
+//! }
+//!
+//! let mut req = Request::pool().get();
+//! parse(&mut req, "POST /login?user=ada\nhost: example.org\nauthorization: Bearer hunter2\n\nhi");
+//! assert_eq!(req.headers.len(), 2);
+//! assert_eq!(req.query.get().map(String::as_str), Some("user=ada"));
+//! let token_buffer = req.headers[1].1.as_ptr();
+//! drop(req); // reset: the pairs and the query string are kept, cleared
+//!
+//! let mut req = Request::pool().get();
+//! assert!(req.headers.is_empty() && req.query.is_none() && req.body.is_empty());
+//! assert_eq!(format!("{:?}", req.headers), "[]"); // nothing of the last request
+//! parse(&mut req, "GET /\nhost: example.org\nauthorization: Bearer x\n\n");
+//! assert_eq!(req.headers[1].1.as_ptr(), token_buffer); // same buffer, no allocation
+//! assert!(req.query.is_none());
+//! ```
+//!
+//! Why a separate option type rather than a rule for `Option` fields:
+//! `None` is what code matches on. A reset that kept `Some("")` would read as
+//! "a query was given", and a derive-level switch would give `Option` two
+//! meanings depending on an attribute far from the code that reads it.
+//! `RecycleOption` keeps `Option`'s meaning and adds the kept value as a
+//! separate, invisible state. `Option<T>`, `Vec<T>`, `VecDeque<T>` and the
+//! other std collections keep their reset: elements dropped.
+//!
+//! What to know:
+//!
+//! - Fill spares with `push_reset` / `get_or_insert_reset`. [`push`](RecycleVec::push)
+//!   and [`insert`](RecycleOption::insert) store a value you built, and drop
+//!   the spare in its way (the number of kept elements never grows beyond the
+//!   most held at once).
+//! - A reset costs as much as the elements used, not the spares: a request
+//!   with 3 headers resets 3 pairs, even with 60 spares behind them.
+//! - [`Reset::heap_bytes`] counts every element, live and spare, so the
+//!   `max_bytes` cap sees all of it. `#[poolable(max_capacity = N)]` on a
+//!   `RecycleVec` keeps at most `N` elements, live plus spare.
+//! - Spares are reset, not wiped: a cleared `String` still holds its old
+//!   bytes in its spare capacity, as any cleared `String` does.
+//! - If an element's reset panics, that element (and any not yet reset after
+//!   it) is dropped, never kept as a spare.
 //!
 //! # When not to pool
 //!
@@ -486,7 +577,8 @@
 //!
 //! The std impls (numbers, `String`, `Vec`, `VecDeque`, `BinaryHeap`, the maps
 //! and sets, `Option`, `Box`, arrays, slices, tuples, cells and locks) and
-//! what each one's reset and `heap_bytes` do are listed in
+//! what each one's reset and `heap_bytes` do, and which allocations each
+//! keeps for the next use, are listed in
 //! [the table on `Reset`](Reset#what-the-std-impls-do). [`Shrink`] and
 //! [`Zeroize`] list the types that `max_capacity` and `zeroize` accept. The
 //! optional integrations add:
@@ -498,6 +590,9 @@
 //! | `indexmap::IndexMap<K, V, S>`, `IndexSet<T, S>` | `indexmap` | `clear()`, capacity kept | capacity × (entry + hash + index + 1) | `Shrink` |
 //! | `hashbrown::HashMap<K, V, S>`, `HashSet<T, S>` | `hashbrown` | `clear()`, capacity kept | capacity × (entry + 1) | `Shrink` |
 //!
+//! [`RecycleVec`] and [`RecycleOption`] keep their elements, reset, for the
+//! next use; see [pooling nested data](#pooling-nested-data).
+//!
 //! For any other type: derive `Reset`, implement it by hand (see [`Reset`]),
 //! or use the `default` / `with` field attributes.
 //!
@@ -507,7 +602,7 @@
 //!
 //! | feature | adds |
 //! | --- | --- |
-//! | `serde` | `Serialize` for `Pooled<T>` (serializes the value) |
+//! | `serde` | `Serialize` for `Pooled<T>` (serializes the value); `Serialize`, `Deserialize` for `RecycleVec` (the live elements) and `RecycleOption` (as an `Option`) |
 //! | `bytes` | `Reset`, `Zeroize` for `bytes::BytesMut` (bytes 1.x) |
 //! | `smallvec` | `Reset`, `Shrink`, `Zeroize` for `smallvec::SmallVec` (smallvec 1.x) |
 //! | `indexmap` | `Reset`, `Shrink` for `indexmap::{IndexMap, IndexSet}` (indexmap 2.x) |

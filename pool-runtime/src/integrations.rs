@@ -3,7 +3,7 @@
 //!
 //! | feature | what it adds |
 //! | --- | --- |
-//! | `serde` | `Serialize` for [`Pooled<T>`](crate::Pooled): serializes the value |
+//! | `serde` | `Serialize` for [`Pooled<T>`](crate::Pooled): serializes the value; `Serialize` and `Deserialize` for [`RecycleVec`](crate::RecycleVec) and [`RecycleOption`](crate::RecycleOption) (in `recycle.rs`) |
 //! | `bytes` | [`Reset`] and [`Zeroize`] for `bytes::BytesMut` (the reset takes back an allocation hidden by a split) |
 //! | `smallvec` | [`Reset`], [`Shrink`] and [`Zeroize`] (for `u8` items) for `smallvec::SmallVec` (1.x) |
 //! | `indexmap` | [`Reset`] and [`Shrink`] for `indexmap::{IndexMap, IndexSet}` (2.x) |

@@ -19,6 +19,8 @@
 //! - [`trimmer`]: the optional background trimmer.
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
+//! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
+//!   keeps their elements (reset) for the next use.
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
@@ -46,6 +48,7 @@ mod policy;
 mod pool;
 #[allow(unsafe_code)]
 mod raw;
+mod recycle;
 mod registry;
 mod reset;
 mod shard;
@@ -58,6 +61,7 @@ pub mod trimmer;
 pub use guard::Pooled;
 pub use policy::{DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE};
 pub use pool::Pool;
+pub use recycle::{RecycleOption, RecycleVec};
 pub use registry::trim_all;
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;

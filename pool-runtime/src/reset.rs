@@ -27,19 +27,28 @@ use std::sync::{Mutex, RwLock};
 ///
 /// # What the std impls do
 ///
-/// | type | `reset` | `heap_bytes` after reset |
-/// | --- | --- | --- |
-/// | integers, floats, `bool`, `char`, `Duration`, `Wrapping<T>`, atomics | zero / `false` / `'\0'` | 0 |
-/// | `()`, `PhantomData<T>` | nothing | 0 |
-/// | `String`, `Vec<T>`, `VecDeque<T>`, `BinaryHeap<T>` | `clear()`, capacity kept | capacity × element size |
-/// | `HashMap<K, V, S>`, `HashSet<T, S>` (any hasher) | `clear()`, capacity kept | capacity × entry size (approximate) |
-/// | `BTreeMap`, `BTreeSet`, `LinkedList` | `clear()` (they keep no capacity) | 0 |
-/// | `Option<T>` | `None` | 0 |
-/// | `Box<T>` (also `Box<[T]>` via `[T]`) | reset in place, the box is kept | box size + inner bytes |
-/// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum |
-/// | `Cell<T: Copy + Default>` | `T::default()` | 0 |
-/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut`, then rebuild the lock or cell around it: unlocked, unborrowed and unpoisoned even after a `mem::forget` on a guard | inner bytes; `usize::MAX` (too big to keep) if locked or mutably borrowed at that moment |
-/// | `bytes::BytesMut` (feature `bytes`) | `clear()`, then take back the whole allocation if no other handle shares it, or let go of it if one does (a split or `advance` hides part of it from `capacity`) | capacity, which after the reset is the whole allocation kept |
+/// The last column says which allocations survive a reset, for the next use
+/// to reuse. A collection keeps its own buffer but drops its *elements*, and
+/// with them the elements' allocations: after a reset a `Vec<String>` has
+/// room for the strings but no string buffers. [`RecycleVec`](crate::RecycleVec)
+/// and [`RecycleOption`](crate::RecycleOption) keep those too.
+///
+/// | type | `reset` | `heap_bytes` after reset | allocations kept |
+/// | --- | --- | --- | --- |
+/// | integers, floats, `bool`, `char`, `Duration`, `Wrapping<T>`, atomics | zero / `false` / `'\0'` | 0 | none (nothing on the heap) |
+/// | `()`, `PhantomData<T>` | nothing | 0 | none |
+/// | `String` | `clear()`, capacity kept | capacity | its buffer |
+/// | `Vec<T>`, `VecDeque<T>`, `BinaryHeap<T>` | `clear()`, capacity kept | capacity × element size | the buffer; elements dropped with their allocations |
+/// | `HashMap<K, V, S>`, `HashSet<T, S>` (any hasher) | `clear()`, capacity kept | capacity × entry size (approximate) | the table; entries dropped with their allocations |
+/// | `BTreeMap`, `BTreeSet`, `LinkedList` | `clear()` (they keep no capacity) | 0 | none: nodes and elements dropped |
+/// | `Option<T>` | `None` | 0 | none: the value is dropped |
+/// | `Box<T>` (also `Box<[T]>` via `[T]`) | reset in place, the box is kept | box size + inner bytes | the box and whatever `T`'s reset keeps |
+/// | `[T; N]`, `[T]`, tuples up to 12 | each element | sum | whatever each element's reset keeps |
+/// | `Cell<T: Copy + Default>` | `T::default()` | 0 | none |
+/// | `RefCell<T>`, `Mutex<T>`, `RwLock<T>` | reset the inner value through `get_mut`, then rebuild the lock or cell around it: unlocked, unborrowed and unpoisoned even after a `mem::forget` on a guard | inner bytes; `usize::MAX` (too big to keep) if locked or mutably borrowed at that moment | whatever `T`'s reset keeps |
+/// | `bytes::BytesMut` (feature `bytes`) | `clear()`, then take back the whole allocation if no other handle shares it, or let go of it if one does (a split or `advance` hides part of it from `capacity`) | capacity, which after the reset is the whole allocation kept | the allocation, when not shared |
+/// | [`RecycleVec<T>`](crate::RecycleVec) | reset the live elements, keep them as spares | buffer + every element's bytes, live and spare | the buffer and every element, reset, with their allocations |
+/// | [`RecycleOption<T>`](crate::RecycleOption) | reset the value, keep it hidden: reads as `None` | the value's bytes | the value, reset, with its allocations |
 ///
 /// `usize::MAX` means "cannot measure": the pool then treats the value as
 /// too big and drops it (unless its cap is `usize::MAX` too).
@@ -380,10 +389,12 @@ impl<T: Reset> Reset for RwLock<T> {
 ///
 /// After a field is reset, the derive calls `shrink_to(N)` on it, so one huge
 /// request does not keep a huge buffer resident in the pool. `N` counts
-/// elements (bytes for `String`), as the std `shrink_to` methods do. The
-/// capacity afterwards is at most `N` (hash tables, which grow in steps, end
-/// at the largest step that fits), unless the value holds more than `N`
-/// elements, which are never dropped.
+/// elements (bytes for `String`), as the std `shrink_to` methods do; for a
+/// [`RecycleVec`](crate::RecycleVec) it bounds the elements kept, live plus
+/// spare, and for a [`RecycleOption`](crate::RecycleOption) it applies to the
+/// value inside. The capacity afterwards is at most `N` (hash tables, which
+/// grow in steps, end at the largest step that fits), unless the value holds
+/// more than `N` elements, which are never dropped.
 ///
 /// ```
 /// use poolable::Shrink;
@@ -395,7 +406,7 @@ impl<T: Reset> Reset for RwLock<T> {
 #[diagnostic::on_unimplemented(
     message = "`max_capacity` needs a collection with spare capacity; `{Self}` has none",
     label = "`{Self}` does not implement `poolable::Shrink`",
-    note = "`max_capacity` works on `Vec`, `String`, `VecDeque`, `HashMap`, `HashSet` and `BinaryHeap`, or any type that implements `poolable::Shrink`"
+    note = "`max_capacity` works on `Vec`, `String`, `VecDeque`, `HashMap`, `HashSet`, `BinaryHeap`, `RecycleVec` and `RecycleOption`, or any type that implements `poolable::Shrink`"
 )]
 pub trait Shrink {
     /// Reduce the capacity to at most `capacity` (elements), if it is larger.
