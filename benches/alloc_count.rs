@@ -7,7 +7,7 @@
 //! (workloads 1-4 and 6).
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use poolable::{Pool, Poolable};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -3,7 +3,7 @@
 //! 1 producer -> 1 consumer, and 2 such pairs at once. Time per message.
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,

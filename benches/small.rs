@@ -2,7 +2,7 @@
 //! (time per op per thread).
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,

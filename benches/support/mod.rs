@@ -1,9 +1,12 @@
 //! Shared code of the benchmark suite: the workload types, every contender
 //! behind one interface, and the timing helpers.
 //!
-//! Each bench binary includes this file with `#[path = "support/mod.rs"] mod support;`
-//! and uses a different subset of it.
-#![allow(dead_code)]
+//! Each bench binary includes this file with
+//! `#[path = "support/mod.rs"] pub mod support;` and uses a different part of
+//! it. The module is `pub` because it is shared code, like a library: an item
+//! one binary leaves unused is not dead code. (Dead code is code that every
+//! binary leaves unused; to find it, make the module private in each bench and
+//! look for items warned about in all of them.)
 
 use lockfree_object_pool::{LinearObjectPool, SpinLockObjectPool};
 use poolable::{Pool, Poolable, Reset};
