@@ -13,7 +13,7 @@ use poolable::{Pool, Poolable};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use support::{CAP, Contenders, Item, Kind, NO_CAP, Request, Small, work};
+use support::{CAP, Contenders, Item, Kind, NO_CAP, Request, Small, with_workers, work};
 
 // ------------------------------------------------------- counting allocator
 
@@ -198,6 +198,7 @@ fn main() {
     single(&mut rows, "5_request", &request, work::request);
 
     let messages = Contenders::new(&MESSAGES, Vec::new, CAP);
+    let read = |v: &Vec<u8>| work::consume(v);
     let mut pool_notes = Vec::new();
     let mut pipe_churn = false;
     for (pairs, workload) in [
@@ -205,26 +206,17 @@ fn main() {
         (2, "6_producer_consumer 2-to-2"),
     ] {
         for kind in Kind::ALL {
-            let before = AtomicU64::new(0);
-            let after = AtomicU64::new(0);
-            let mut stats = (MESSAGES.stats(), MESSAGES.stats());
-            messages.pipe(
-                kind,
-                pairs,
-                PIPE_WARM,
-                PIPE_MSGS,
-                work::message,
-                |v| work::consume(v),
-                || {
-                    stats.0 = MESSAGES.stats();
-                    before.store(ALLOCS.load(Relaxed), Relaxed)
-                },
-                || {
-                    after.store(ALLOCS.load(Relaxed), Relaxed);
-                    stats.1 = MESSAGES.stats();
-                },
-            );
-            let n = after.load(Relaxed) - before.load(Relaxed);
+            let bodies = messages.pipe(kind, pairs, &work::message, &read);
+            // Counted between runs, while every worker is parked; they exit
+            // (and flush their thread caches) only after the second count.
+            let (n, stats) = with_workers(bodies, |w| {
+                w.run(PIPE_WARM * pairs as u64);
+                let stats = MESSAGES.stats();
+                let before = ALLOCS.load(Relaxed);
+                w.run(PIPE_MSGS);
+                let n = ALLOCS.load(Relaxed) - before;
+                (n, (stats, MESSAGES.stats()))
+            });
             if kind == Kind::Poolable {
                 let (a, b) = stats;
                 pipe_churn |= b.dropped_on_return() > a.dropped_on_return();

@@ -12,7 +12,9 @@ use lockfree_object_pool::{LinearObjectPool, SpinLockObjectPool};
 use poolable::{Pool, Poolable, Reset};
 use std::cell::Cell;
 use std::hint::black_box;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::sync_channel;
 use std::thread::LocalKey;
 use std::time::{Duration, Instant};
@@ -321,140 +323,153 @@ impl<T: Item> Contenders<T> {
         }
     }
 
-    /// `n` operations on each of `threads` threads at once; the wall time of
-    /// the slowest thread, so `elapsed / n` is the time per op per thread.
-    pub fn run_threads(
-        &self,
-        kind: Kind,
-        threads: usize,
-        n: u64,
-        f: impl Fn(&mut T, u64) + Sync,
-    ) -> Duration {
-        parallel(threads, |_| self.run(kind, n, &f))
-    }
-
-    /// Producer/consumer: `pairs` producers each take values, `fill` them and
-    /// send them through their own bounded channel to a consumer that `read`s
-    /// and drops them. `msgs` messages in all (split over the pairs), after
-    /// `warm` per pair. `at_start` and `at_end` run on the calling thread
-    /// while every worker is parked at a barrier just before / after the
-    /// measured phase. Returns the measured wall time.
-    #[allow(clippy::too_many_arguments)]
-    pub fn pipe(
-        &self,
+    /// Producer/consumer, as worker bodies for [`with_workers`]: `pairs`
+    /// producers each take values, `fill` them and send them through their
+    /// own bounded channel to a consumer that `read`s and drops them. Bodies
+    /// come in pairs (producer, consumer); a run of `total` messages splits
+    /// them over the pairs. The channels live as long as the bodies.
+    pub fn pipe<'a, F, R>(
+        &'a self,
         kind: Kind,
         pairs: usize,
-        warm: u64,
-        msgs: u64,
-        fill: impl Fn(&mut T, u64) + Sync,
-        read: impl Fn(&T) + Sync,
-        at_start: impl FnOnce(),
-        at_end: impl FnOnce(),
-    ) -> Duration {
-        let p = Phases {
-            pairs,
-            warm,
-            msgs,
-            at_start,
-            at_end,
-        };
+        fill: &'a F,
+        read: &'a R,
+    ) -> Vec<Body<'a>>
+    where
+        F: Fn(&mut T, u64) + Sync,
+        R: Fn(&T) + Sync,
+    {
         match kind {
-            Kind::Plain => p.run(
-                |i| {
+            Kind::Plain => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = (self.new)();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
             Kind::ThreadLocal => {
                 let slot = T::slot();
-                p.run(
-                    |i| {
+                pipe_bodies(
+                    pairs,
+                    move |i| {
                         let mut v = slot
                             .with(Cell::take)
                             .unwrap_or_else(|| Box::new((self.new)()));
                         fill(&mut v, i);
                         v
                     },
-                    |v| {
+                    move |v| {
                         read(&v);
                         tls_put(slot, v, self.cap);
                     },
                 )
             }
-            Kind::Poolable => p.run(
-                |i| {
+            Kind::Poolable => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.poolable.get();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::ObjectPool => p.run(
-                |i| {
+            Kind::ObjectPool => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.object_pool.pull(self.new);
                     fill(&mut v, i);
                     v
                 },
-                |mut v| {
+                move |mut v| {
                     read(&v);
                     Reset::reset(&mut *v);
                 },
             ),
-            Kind::LfLinear => p.run(
-                |i| {
+            Kind::LfLinear => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.lf_linear.pull();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::LfSpinLock => p.run(
-                |i| {
+            Kind::LfSpinLock => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.lf_spin.pull();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::Opool => p.run(
-                |i| {
+            Kind::Opool => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.opool.get();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::ShardedSlab => p.run(
-                |i| {
+            Kind::ShardedSlab => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.slab.create().expect("sharded-slab shard full");
                     fill(&mut v, i);
                     v.key()
                 },
-                |key| {
+                move |key| {
                     read(&self.slab.get(key).expect("sharded-slab key vanished"));
                     self.slab.clear(key);
                 },
             ),
-            Kind::PoolsharkLocal => p.run(
-                |i| {
+            Kind::PoolsharkLocal => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = poolshark::local::LPooled::<T>::take();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::PoolsharkGlobal => p.run(
-                |i| {
+            Kind::PoolsharkGlobal => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.ps_global.take();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
         }
     }
+}
+
+/// The producer and consumer bodies of `pairs` channels.
+fn pipe_bodies<'a, G: Send + 'a>(
+    pairs: usize,
+    make: impl Fn(u64) -> G + Send + Copy + 'a,
+    consume: impl Fn(G) + Send + Copy + 'a,
+) -> Vec<Body<'a>> {
+    let pairs = pairs.max(1);
+    let mut bodies: Vec<Body<'a>> = Vec::with_capacity(2 * pairs);
+    for pair in 0..pairs {
+        let (tx, rx) = sync_channel::<G>(CHANNEL_BOUND);
+        bodies.push(Box::new(move |total| {
+            for i in 0..share(total, pairs, pair) {
+                tx.send(make(i)).expect("consumer gone");
+            }
+        }));
+        bodies.push(Box::new(move |total| {
+            for _ in 0..share(total, pairs, pair) {
+                consume(rx.recv().expect("producer gone"));
+            }
+        }));
+    }
+    bodies
 }
 
 /// Give a value back to the thread-local slot (the baseline's put).
@@ -478,86 +493,134 @@ pub fn timed(body: impl FnOnce()) -> Duration {
     start.elapsed()
 }
 
-/// Run `body(t)` on `threads` scoped threads released together by a barrier;
-/// the longest per-thread time (each thread starts its clock at the barrier).
-pub fn parallel(threads: usize, body: impl Fn(usize) + Sync) -> Duration {
-    let barrier = Barrier::new(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (barrier, body) = (&barrier, &body);
-                s.spawn(move || {
-                    barrier.wait();
-                    timed(|| body(t))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("bench thread panicked"))
-            .max()
-            .unwrap_or_default()
-    })
+// --------------------------------------------------- persistent worker threads
+//
+// Go's `RunParallel` convention: the worker threads of a benchmark function
+// are spawned once and kept across its samples, so thread start and exit and
+// cold thread caches are not part of any sample. Each run releases every
+// worker at once; a run of `total` ops is split between them, and its time is
+// the wall time from the release to the last worker finishing. Per op that is
+// wall / total (criterion's per-iteration figure); per thread it is
+// wall / (ops of one thread) = threads × that.
+
+/// What one persistent worker does in a run: called with the run's total op
+/// count, it does its own share (see [`share`]).
+pub type Body<'a> = Box<dyn FnMut(u64) + Send + 'a>;
+
+/// Part `index` of `total` split over `parts` (the first `total % parts`
+/// parts get one more).
+pub fn share(total: u64, parts: usize, index: usize) -> u64 {
+    let parts = parts.max(1) as u64;
+    total / parts + u64::from((index as u64) < total % parts)
 }
 
-struct Phases<S, E> {
-    pairs: usize,
-    warm: u64,
-    msgs: u64,
-    at_start: S,
-    at_end: E,
+/// `threads` worker bodies that each run their share of `op(n)` (`n` ops on
+/// the calling thread).
+pub fn split<'a>(threads: usize, op: &'a (dyn Fn(u64) + Sync)) -> Vec<Body<'a>> {
+    (0..threads)
+        .map(|t| Box::new(move |total| op(share(total, threads, t))) as Body<'a>)
+        .collect()
 }
 
-impl<S: FnOnce(), E: FnOnce()> Phases<S, E> {
-    fn run<G: Send>(self, make: impl Fn(u64) -> G + Sync, consume: impl Fn(G) + Sync) -> Duration {
-        let pairs = self.pairs.max(1);
-        let warm = self.warm;
-        // Workers and the calling thread meet at four barriers: warmed up,
-        // start, done, and released to exit.
-        let barrier = Barrier::new(2 * pairs + 1);
-        std::thread::scope(|s| {
-            for pair in 0..pairs {
-                let share =
-                    self.msgs / pairs as u64 + u64::from((pair as u64) < self.msgs % pairs as u64);
-                let (tx, rx) = sync_channel::<G>(CHANNEL_BOUND);
-                let (barrier, make, consume) = (&barrier, &make, &consume);
-                s.spawn(move || {
-                    for i in 0..warm {
-                        tx.send(make(i)).expect("consumer gone");
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                    for i in 0..share {
-                        tx.send(make(i)).expect("consumer gone");
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                });
-                s.spawn(move || {
-                    for _ in 0..warm {
-                        consume(rx.recv().expect("producer gone"));
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                    for _ in 0..share {
-                        consume(rx.recv().expect("producer gone"));
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                });
-            }
-            barrier.wait();
-            (self.at_start)();
-            barrier.wait();
-            let start = Instant::now();
-            barrier.wait();
-            let elapsed = start.elapsed();
-            (self.at_end)();
-            // Workers exit (and flush their thread caches) only after `at_end`.
-            barrier.wait();
-            elapsed
-        })
+/// State shared by the calling thread and the workers. Values are stored
+/// before a barrier and read after it, which orders them.
+struct Control {
+    /// Every worker and the calling thread meet here to start a run (or
+    /// to exit, when `stop` is set).
+    start: Barrier,
+    /// ... and here when every worker is done.
+    done: Barrier,
+    total: AtomicU64,
+    stop: AtomicBool,
+    panicked: AtomicBool,
+    epoch: Instant,
+    /// Nanoseconds since `epoch`: the release, and the last worker's end.
+    released: AtomicU64,
+    finished: AtomicU64,
+}
+
+impl Control {
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
     }
+
+    /// Wait for the release. The barrier's leader is the last thread to
+    /// arrive, which returns at once while the others wake: its clock is the
+    /// release time.
+    fn wait_start(&self) {
+        if self.start.wait().is_leader() {
+            self.released.store(self.now(), Relaxed);
+        }
+    }
+
+    fn serve(&self, body: &mut Body<'_>) {
+        loop {
+            self.wait_start();
+            if self.stop.load(Relaxed) {
+                return;
+            }
+            let total = self.total.load(Relaxed);
+            // A panicking body must still reach `done`, or every other
+            // thread waits there forever; the calling thread re-raises it.
+            if catch_unwind(AssertUnwindSafe(|| body(total))).is_err() {
+                self.panicked.store(true, Relaxed);
+            }
+            self.finished.fetch_max(self.now(), Relaxed);
+            self.done.wait();
+        }
+    }
+}
+
+/// Handle on the workers of [`with_workers`].
+pub struct Workers<'c> {
+    control: &'c Control,
+}
+
+impl Workers<'_> {
+    /// One run of `total` ops in all: the wall time from the release of the
+    /// workers to the last one finishing.
+    pub fn run(&self, total: u64) -> Duration {
+        let c = self.control;
+        c.total.store(total, Relaxed);
+        c.finished.store(0, Relaxed);
+        c.wait_start();
+        c.done.wait();
+        assert!(!c.panicked.load(Relaxed), "a bench worker panicked");
+        let (released, finished) = (c.released.load(Relaxed), c.finished.load(Relaxed));
+        Duration::from_nanos(finished.saturating_sub(released))
+    }
+}
+
+impl Drop for Workers<'_> {
+    /// Release the workers to exit (also when a bench panics, so that the
+    /// thread scope can end).
+    fn drop(&mut self) {
+        self.control.stop.store(true, Relaxed);
+        self.control.start.wait();
+    }
+}
+
+/// Spawn one persistent worker per body, call `f` with their handle, and
+/// let the workers exit (flushing their thread caches) after `f` returns.
+pub fn with_workers<R>(bodies: Vec<Body<'_>>, f: impl FnOnce(&Workers<'_>) -> R) -> R {
+    let control = Control {
+        start: Barrier::new(bodies.len() + 1),
+        done: Barrier::new(bodies.len() + 1),
+        total: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        panicked: AtomicBool::new(false),
+        epoch: Instant::now(),
+        released: AtomicU64::new(0),
+        finished: AtomicU64::new(0),
+    };
+    std::thread::scope(|s| {
+        for mut body in bodies {
+            let control = &control;
+            s.spawn(move || control.serve(&mut body));
+        }
+        let workers = Workers { control: &control };
+        f(&workers)
+    })
 }
 
 // --------------------------------------------------------------- criterion
@@ -586,6 +649,19 @@ pub fn bench_kinds<T: Item>(
             b.iter_custom(|n| timed(|| c.run(kind, n, f)))
         });
     }
+}
+
+/// Bench `bodies` under `id` on persistent workers (one per body): each
+/// criterion iteration is one op of the run's total, so criterion's figure
+/// is wall time / all ops of all threads.
+pub fn bench_workers(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: criterion::BenchmarkId,
+    bodies: Vec<Body<'_>>,
+) {
+    with_workers(bodies, |w| {
+        group.bench_function(id, |b| b.iter_custom(|n| w.run(n)));
+    });
 }
 
 // ---------------------------------------------------------------- workloads
