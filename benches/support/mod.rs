@@ -13,6 +13,7 @@ use poolable::{Pool, Poolable, Reset};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::sync_channel;
@@ -42,6 +43,20 @@ pub const CHANNEL_BOUND: usize = 16;
 
 // ------------------------------------------------------------ workload types
 
+/// Workload 0, the headline: a derived struct around one buffer.
+#[derive(Poolable, Default)]
+pub struct Obj {
+    pub buf: Vec<u8>,
+}
+
+/// Workload 0 on a generic derived type (`Wrapper<u8>`): its pool is looked
+/// up per type at run time, which `Obj`'s static pool does not need.
+#[derive(Poolable, Default)]
+pub struct Wrapper<T: Reset + Default + Send + 'static> {
+    pub buf: Vec<u8>,
+    pub tag: T,
+}
+
 /// Workload 1: a small derived struct.
 #[derive(Poolable, Default)]
 pub struct Small {
@@ -60,13 +75,18 @@ pub struct Request {
 }
 
 /// What every pooled type needs so that all contenders can hold it: the
-/// poolable reset, sharded-slab's `Clear`, poolshark's `IsoPoolable`, and a
-/// thread-local slot for the hand-written baseline.
+/// poolable reset, sharded-slab's `Clear`, poolshark's `IsoPoolable`, and the
+/// thread-local slots of the hand-written baseline and of the floor.
 pub trait Item:
     Reset + Default + Send + Sync + 'static + sharded_slab::Clear + poolshark::IsoPoolable
 {
     /// The thread-local single-slot cache of the baseline.
     fn slot() -> &'static LocalKey<Cell<Option<Box<Self>>>>;
+    /// The raw single-slot cache of the floor: null or a pointer from
+    /// `Box::into_raw` owned by the slot. No destructor, so no lazy
+    /// registration on access; a value still in it when its thread exits
+    /// is leaked (one per thread and type, in a benchmark).
+    fn floor_slot() -> &'static LocalKey<Cell<*mut Self>>;
 }
 
 macro_rules! item {
@@ -78,10 +98,17 @@ macro_rules! item {
                 }
                 &SLOT
             }
+            fn floor_slot() -> &'static LocalKey<Cell<*mut Self>> {
+                thread_local! {
+                    static FLOOR: Cell<*mut $ty> = const { Cell::new(ptr::null_mut()) };
+                }
+                &FLOOR
+            }
         }
     };
 }
 item!(Vec<u8>);
+item!(Obj);
 item!(Small);
 item!(Request);
 
@@ -116,6 +143,7 @@ macro_rules! peer_traits {
         }
     };
 }
+peer_traits!(Obj);
 peer_traits!(Small);
 peer_traits!(Request);
 
@@ -124,10 +152,17 @@ peer_traits!(Request);
 /// One contender: an allocation strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Raw single-slot floor: a `thread_local!` `Cell<*mut T>`, the same
+    /// reset, no size cap. Nothing can hand out and take back a value with
+    /// less work; workload 0 only.
+    Floor,
     /// A fresh value per operation, dropped at the end.
     Plain,
-    /// Hand-written `thread_local!` single-slot cache doing the same reset:
-    /// the physical baseline.
+    /// A fresh `Box::new` value per operation (the pools hand out boxed
+    /// values too); workload 0 only.
+    Boxed,
+    /// Hand-written `thread_local!` single-slot cache doing the same reset
+    /// and size check: the baseline.
     ThreadLocal,
     /// poolable: `T::pool()` for derived types, a `static Pool<Vec<u8>>` for buffers.
     Poolable,
@@ -148,7 +183,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every contender, in table order.
+    /// The contenders of workloads 1-7, in table order.
     pub const ALL: [Kind; 10] = [
         Kind::ThreadLocal,
         Kind::Plain,
@@ -165,7 +200,9 @@ impl Kind {
     /// The criterion function id (and the key `scripts/bench_table.py` knows).
     pub fn id(self) -> &'static str {
         match self {
+            Kind::Floor => "floor",
             Kind::Plain => "plain",
+            Kind::Boxed => "box-new",
             Kind::ThreadLocal => "thread_local",
             Kind::Poolable => "poolable",
             Kind::ObjectPool => "object-pool",
@@ -251,9 +288,24 @@ impl<T: Item> Contenders<T> {
     #[inline(never)]
     pub fn run(&self, kind: Kind, n: u64, f: impl Fn(&mut T, u64)) {
         match kind {
+            Kind::Floor => {
+                let slot = T::floor_slot();
+                for i in 0..n {
+                    let mut v = floor_take(slot, self.new);
+                    f(&mut v, i);
+                    floor_put(slot, v);
+                }
+            }
             Kind::Plain => {
                 for i in 0..n {
                     let mut v = (self.new)();
+                    f(&mut v, i);
+                    drop(black_box(v));
+                }
+            }
+            Kind::Boxed => {
+                for i in 0..n {
+                    let mut v = Box::new((self.new)());
                     f(&mut v, i);
                     drop(black_box(v));
                 }
@@ -340,10 +392,34 @@ impl<T: Item> Contenders<T> {
         R: Fn(&T) + Sync,
     {
         match kind {
+            Kind::Floor => {
+                let slot = T::floor_slot();
+                pipe_bodies(
+                    pairs,
+                    move |i| {
+                        let mut v = floor_take(slot, self.new);
+                        fill(&mut v, i);
+                        v
+                    },
+                    move |v| {
+                        read(&v);
+                        floor_put(slot, v);
+                    },
+                )
+            }
             Kind::Plain => pipe_bodies(
                 pairs,
                 move |i| {
                     let mut v = (self.new)();
+                    fill(&mut v, i);
+                    v
+                },
+                move |v| read(&v),
+            ),
+            Kind::Boxed => pipe_bodies(
+                pairs,
+                move |i| {
+                    let mut v = Box::new((self.new)());
                     fill(&mut v, i);
                     v
                 },
@@ -448,6 +524,95 @@ impl<T: Item> Contenders<T> {
     }
 }
 
+// ------------------------------------------------- workload 0's contenders
+
+/// The static pool of the "static pool without a derive" contender.
+static OBJ_BUFS: Pool<Vec<u8>> = Pool::new();
+
+/// A contender of workload 0: a [`Kind`] on `Obj`, or one of the two other
+/// ways to use poolable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjContender {
+    /// `Kind` on `Obj` (poolable: `Obj::pool()` per op).
+    On(Kind),
+    /// A `static Pool<Vec<u8>>` of a type without a derive, the same work
+    /// on the `Vec` itself.
+    StaticPool,
+    /// The generic derived `Wrapper<u8>` (`Wrapper::<u8>::pool()` per op).
+    Generic,
+}
+
+impl ObjContender {
+    /// Every contender of workload 0, in table order.
+    pub const ALL: [ObjContender; 13] = [
+        ObjContender::On(Kind::Floor),
+        ObjContender::On(Kind::ThreadLocal),
+        ObjContender::On(Kind::Boxed),
+        ObjContender::On(Kind::Poolable),
+        ObjContender::StaticPool,
+        ObjContender::Generic,
+        ObjContender::On(Kind::ObjectPool),
+        ObjContender::On(Kind::LfLinear),
+        ObjContender::On(Kind::LfSpinLock),
+        ObjContender::On(Kind::Opool),
+        ObjContender::On(Kind::ShardedSlab),
+        ObjContender::On(Kind::PoolsharkLocal),
+        ObjContender::On(Kind::PoolsharkGlobal),
+    ];
+
+    /// The criterion function id (and the key `scripts/bench_table.py` knows).
+    pub fn id(self) -> &'static str {
+        match self {
+            ObjContender::On(kind) => kind.id(),
+            ObjContender::StaticPool => "static-pool",
+            ObjContender::Generic => "generic",
+        }
+    }
+
+    /// The contender with this id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// Workload 0: every contender's pool.
+pub struct ObjContenders {
+    obj: Contenders<Obj>,
+}
+
+impl Default for ObjContenders {
+    fn default() -> Self {
+        ObjContenders {
+            obj: Contenders::new(Obj::pool(), Obj::default, CAP),
+        }
+    }
+}
+
+impl ObjContenders {
+    /// `n` ops of workload 0 on this thread: get, push one byte, drop.
+    #[inline(never)]
+    pub fn run(&self, c: ObjContender, n: u64) {
+        match c {
+            ObjContender::On(Kind::Poolable) => {
+                for i in 0..n {
+                    work::push_byte(&mut Obj::pool().get().buf, i);
+                }
+            }
+            ObjContender::On(kind) => self.obj.run(kind, n, |o, i| work::push_byte(&mut o.buf, i)),
+            ObjContender::StaticPool => {
+                for i in 0..n {
+                    work::push_byte(&mut OBJ_BUFS.get(), i);
+                }
+            }
+            ObjContender::Generic => {
+                for i in 0..n {
+                    work::push_byte(&mut Wrapper::<u8>::pool().get().buf, i);
+                }
+            }
+        }
+    }
+}
+
 /// The producer and consumer bodies of `pairs` channels.
 fn pipe_bodies<'a, G: Send + 'a>(
     pairs: usize,
@@ -470,6 +635,34 @@ fn pipe_bodies<'a, G: Send + 'a>(
         }));
     }
     bodies
+}
+
+/// Take the floor's value, or make one (the floor's get).
+#[inline]
+fn floor_take<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, new: fn() -> T) -> Box<T> {
+    let p = slot.with(|s| s.replace(ptr::null_mut()));
+    if p.is_null() {
+        Box::new(new())
+    } else {
+        // SAFETY: a non-null pointer in the slot came from `Box::into_raw` in
+        // `floor_put` and was owned by the slot; `replace` took it out, so
+        // this is the only owner.
+        unsafe { Box::from_raw(p) }
+    }
+}
+
+/// Reset a value and leave it in the floor's slot (the floor's put).
+#[inline]
+fn floor_put<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, mut v: Box<T>) {
+    Reset::reset(&mut *v);
+    let old = slot.with(|s| s.replace(Box::into_raw(v)));
+    if !old.is_null() {
+        // Only when values cross threads (producer/consumer): the slot held
+        // one already.
+        // SAFETY: as in `floor_take`: `old` came from `Box::into_raw` and the
+        // slot owned it until `replace` took it out.
+        drop(unsafe { Box::from_raw(old) });
+    }
 }
 
 /// Give a value back to the thread-local slot (the baseline's put).
@@ -671,6 +864,13 @@ pub mod work {
     use super::{Request, Small};
     use std::hint::black_box;
     use std::io::{self, Write};
+
+    /// 0: push one byte (into `Obj::buf`, or the `Vec` itself).
+    #[inline(never)]
+    pub fn push_byte(buf: &mut Vec<u8>, i: u64) {
+        buf.push(i as u8);
+        black_box(buf);
+    }
 
     /// 1: fill a `Small` (its name needs a heap buffer when fresh).
     #[inline(never)]
