@@ -2,7 +2,7 @@
 //! builder, and a 1 KiB record encoded under the 64 KiB size cap.
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Pool;

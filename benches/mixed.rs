@@ -4,7 +4,7 @@
 //! `alloc_count`.
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Pool;

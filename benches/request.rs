@@ -1,7 +1,7 @@
 //! Workload 5: a derived request struct filled like a parsed HTTP request.
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Poolable;

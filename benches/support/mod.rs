@@ -1,15 +1,21 @@
 //! Shared code of the benchmark suite: the workload types, every contender
 //! behind one interface, and the timing helpers.
 //!
-//! Each bench binary includes this file with `#[path = "support/mod.rs"] mod support;`
-//! and uses a different subset of it.
-#![allow(dead_code)]
+//! Each bench binary includes this file with
+//! `#[path = "support/mod.rs"] pub mod support;` and uses a different part of
+//! it. The module is `pub` because it is shared code, like a library: an item
+//! one binary leaves unused is not dead code. (Dead code is code that every
+//! binary leaves unused; to find it, make the module private in each bench and
+//! look for items warned about in all of them.)
 
 use lockfree_object_pool::{LinearObjectPool, SpinLockObjectPool};
 use poolable::{Pool, Poolable, Reset};
 use std::cell::Cell;
 use std::hint::black_box;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr;
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::sync_channel;
 use std::thread::LocalKey;
 use std::time::{Duration, Instant};
@@ -37,6 +43,20 @@ pub const CHANNEL_BOUND: usize = 16;
 
 // ------------------------------------------------------------ workload types
 
+/// Workload 0, the headline: a derived struct around one buffer.
+#[derive(Poolable, Default)]
+pub struct Obj {
+    pub buf: Vec<u8>,
+}
+
+/// Workload 0 on a generic derived type (`Wrapper<u8>`): its pool is looked
+/// up per type at run time, which `Obj`'s static pool does not need.
+#[derive(Poolable, Default)]
+pub struct Wrapper<T: Reset + Default + Send + 'static> {
+    pub buf: Vec<u8>,
+    pub tag: T,
+}
+
 /// Workload 1: a small derived struct.
 #[derive(Poolable, Default)]
 pub struct Small {
@@ -55,13 +75,18 @@ pub struct Request {
 }
 
 /// What every pooled type needs so that all contenders can hold it: the
-/// poolable reset, sharded-slab's `Clear`, poolshark's `IsoPoolable`, and a
-/// thread-local slot for the hand-written baseline.
+/// poolable reset, sharded-slab's `Clear`, poolshark's `IsoPoolable`, and the
+/// thread-local slots of the hand-written baseline and of the floor.
 pub trait Item:
     Reset + Default + Send + Sync + 'static + sharded_slab::Clear + poolshark::IsoPoolable
 {
     /// The thread-local single-slot cache of the baseline.
     fn slot() -> &'static LocalKey<Cell<Option<Box<Self>>>>;
+    /// The raw single-slot cache of the floor: null or a pointer from
+    /// `Box::into_raw` owned by the slot. No destructor, so no lazy
+    /// registration on access; a value still in it when its thread exits
+    /// is leaked (one per thread and type, in a benchmark).
+    fn floor_slot() -> &'static LocalKey<Cell<*mut Self>>;
 }
 
 macro_rules! item {
@@ -73,10 +98,17 @@ macro_rules! item {
                 }
                 &SLOT
             }
+            fn floor_slot() -> &'static LocalKey<Cell<*mut Self>> {
+                thread_local! {
+                    static FLOOR: Cell<*mut $ty> = const { Cell::new(ptr::null_mut()) };
+                }
+                &FLOOR
+            }
         }
     };
 }
 item!(Vec<u8>);
+item!(Obj);
 item!(Small);
 item!(Request);
 
@@ -111,6 +143,7 @@ macro_rules! peer_traits {
         }
     };
 }
+peer_traits!(Obj);
 peer_traits!(Small);
 peer_traits!(Request);
 
@@ -119,10 +152,17 @@ peer_traits!(Request);
 /// One contender: an allocation strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Raw single-slot floor: a `thread_local!` `Cell<*mut T>`, the same
+    /// reset, no size cap. Nothing can hand out and take back a value with
+    /// less work; workload 0 only.
+    Floor,
     /// A fresh value per operation, dropped at the end.
     Plain,
-    /// Hand-written `thread_local!` single-slot cache doing the same reset:
-    /// the physical baseline.
+    /// A fresh `Box::new` value per operation (the pools hand out boxed
+    /// values too); workload 0 only.
+    Boxed,
+    /// Hand-written `thread_local!` single-slot cache doing the same reset
+    /// and size check: the baseline.
     ThreadLocal,
     /// poolable: `T::pool()` for derived types, a `static Pool<Vec<u8>>` for buffers.
     Poolable,
@@ -143,7 +183,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every contender, in table order.
+    /// The contenders of workloads 1-7, in table order.
     pub const ALL: [Kind; 10] = [
         Kind::ThreadLocal,
         Kind::Plain,
@@ -160,7 +200,9 @@ impl Kind {
     /// The criterion function id (and the key `scripts/bench_table.py` knows).
     pub fn id(self) -> &'static str {
         match self {
+            Kind::Floor => "floor",
             Kind::Plain => "plain",
+            Kind::Boxed => "box-new",
             Kind::ThreadLocal => "thread_local",
             Kind::Poolable => "poolable",
             Kind::ObjectPool => "object-pool",
@@ -246,9 +288,24 @@ impl<T: Item> Contenders<T> {
     #[inline(never)]
     pub fn run(&self, kind: Kind, n: u64, f: impl Fn(&mut T, u64)) {
         match kind {
+            Kind::Floor => {
+                let slot = T::floor_slot();
+                for i in 0..n {
+                    let mut v = floor_take(slot, self.new);
+                    f(&mut v, i);
+                    floor_put(slot, v);
+                }
+            }
             Kind::Plain => {
                 for i in 0..n {
                     let mut v = (self.new)();
+                    f(&mut v, i);
+                    drop(black_box(v));
+                }
+            }
+            Kind::Boxed => {
+                for i in 0..n {
+                    let mut v = Box::new((self.new)());
                     f(&mut v, i);
                     drop(black_box(v));
                 }
@@ -318,139 +375,293 @@ impl<T: Item> Contenders<T> {
         }
     }
 
-    /// `n` operations on each of `threads` threads at once; the wall time of
-    /// the slowest thread, so `elapsed / n` is the time per op per thread.
-    pub fn run_threads(
-        &self,
-        kind: Kind,
-        threads: usize,
-        n: u64,
-        f: impl Fn(&mut T, u64) + Sync,
-    ) -> Duration {
-        parallel(threads, |_| self.run(kind, n, &f))
-    }
-
-    /// Producer/consumer: `pairs` producers each take values, `fill` them and
-    /// send them through their own bounded channel to a consumer that `read`s
-    /// and drops them. `msgs` messages in all (split over the pairs), after
-    /// `warm` per pair. `at_start` and `at_end` run on the calling thread
-    /// while every worker is parked at a barrier just before / after the
-    /// measured phase. Returns the measured wall time.
-    #[allow(clippy::too_many_arguments)]
-    pub fn pipe(
-        &self,
+    /// Producer/consumer, as worker bodies for [`with_workers`]: `pairs`
+    /// producers each take values, `fill` them and send them through their
+    /// own bounded channel to a consumer that `read`s and drops them. Bodies
+    /// come in pairs (producer, consumer); a run of `total` messages splits
+    /// them over the pairs. The channels live as long as the bodies.
+    pub fn pipe<'a, F, R>(
+        &'a self,
         kind: Kind,
         pairs: usize,
-        warm: u64,
-        msgs: u64,
-        fill: impl Fn(&mut T, u64) + Sync,
-        read: impl Fn(&T) + Sync,
-        at_start: impl FnOnce(),
-        at_end: impl FnOnce(),
-    ) -> Duration {
-        let p = Phases {
-            pairs,
-            warm,
-            msgs,
-            at_start,
-            at_end,
-        };
+        fill: &'a F,
+        read: &'a R,
+    ) -> Vec<Body<'a>>
+    where
+        F: Fn(&mut T, u64) + Sync,
+        R: Fn(&T) + Sync,
+    {
         match kind {
-            Kind::Plain => p.run(
-                |i| {
+            Kind::Floor => {
+                let slot = T::floor_slot();
+                pipe_bodies(
+                    pairs,
+                    move |i| {
+                        let mut v = floor_take(slot, self.new);
+                        fill(&mut v, i);
+                        v
+                    },
+                    move |v| {
+                        read(&v);
+                        floor_put(slot, v);
+                    },
+                )
+            }
+            Kind::Plain => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = (self.new)();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
+            ),
+            Kind::Boxed => pipe_bodies(
+                pairs,
+                move |i| {
+                    let mut v = Box::new((self.new)());
+                    fill(&mut v, i);
+                    v
+                },
+                move |v| read(&v),
             ),
             Kind::ThreadLocal => {
                 let slot = T::slot();
-                p.run(
-                    |i| {
+                pipe_bodies(
+                    pairs,
+                    move |i| {
                         let mut v = slot
                             .with(Cell::take)
                             .unwrap_or_else(|| Box::new((self.new)()));
                         fill(&mut v, i);
                         v
                     },
-                    |v| {
+                    move |v| {
                         read(&v);
                         tls_put(slot, v, self.cap);
                     },
                 )
             }
-            Kind::Poolable => p.run(
-                |i| {
+            Kind::Poolable => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.poolable.get();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::ObjectPool => p.run(
-                |i| {
+            Kind::ObjectPool => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.object_pool.pull(self.new);
                     fill(&mut v, i);
                     v
                 },
-                |mut v| {
+                move |mut v| {
                     read(&v);
                     Reset::reset(&mut *v);
                 },
             ),
-            Kind::LfLinear => p.run(
-                |i| {
+            Kind::LfLinear => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.lf_linear.pull();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::LfSpinLock => p.run(
-                |i| {
+            Kind::LfSpinLock => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.lf_spin.pull();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::Opool => p.run(
-                |i| {
+            Kind::Opool => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.opool.get();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::ShardedSlab => p.run(
-                |i| {
+            Kind::ShardedSlab => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.slab.create().expect("sharded-slab shard full");
                     fill(&mut v, i);
                     v.key()
                 },
-                |key| {
+                move |key| {
                     read(&self.slab.get(key).expect("sharded-slab key vanished"));
                     self.slab.clear(key);
                 },
             ),
-            Kind::PoolsharkLocal => p.run(
-                |i| {
+            Kind::PoolsharkLocal => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = poolshark::local::LPooled::<T>::take();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
-            Kind::PoolsharkGlobal => p.run(
-                |i| {
+            Kind::PoolsharkGlobal => pipe_bodies(
+                pairs,
+                move |i| {
                     let mut v = self.ps_global.take();
                     fill(&mut v, i);
                     v
                 },
-                |v| read(&v),
+                move |v| read(&v),
             ),
         }
+    }
+}
+
+// ------------------------------------------------- workload 0's contenders
+
+/// The static pool of the "static pool without a derive" contender.
+static OBJ_BUFS: Pool<Vec<u8>> = Pool::new();
+
+/// A contender of workload 0: a [`Kind`] on `Obj`, or one of the two other
+/// ways to use poolable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjContender {
+    /// `Kind` on `Obj` (poolable: `Obj::pool()` per op).
+    On(Kind),
+    /// A `static Pool<Vec<u8>>` of a type without a derive, the same work
+    /// on the `Vec` itself.
+    StaticPool,
+    /// The generic derived `Wrapper<u8>` (`Wrapper::<u8>::pool()` per op).
+    Generic,
+}
+
+impl ObjContender {
+    /// Every contender of workload 0, in table order.
+    pub const ALL: [ObjContender; 13] = [
+        ObjContender::On(Kind::Floor),
+        ObjContender::On(Kind::ThreadLocal),
+        ObjContender::On(Kind::Boxed),
+        ObjContender::On(Kind::Poolable),
+        ObjContender::StaticPool,
+        ObjContender::Generic,
+        ObjContender::On(Kind::ObjectPool),
+        ObjContender::On(Kind::LfLinear),
+        ObjContender::On(Kind::LfSpinLock),
+        ObjContender::On(Kind::Opool),
+        ObjContender::On(Kind::ShardedSlab),
+        ObjContender::On(Kind::PoolsharkLocal),
+        ObjContender::On(Kind::PoolsharkGlobal),
+    ];
+
+    /// The criterion function id (and the key `scripts/bench_table.py` knows).
+    pub fn id(self) -> &'static str {
+        match self {
+            ObjContender::On(kind) => kind.id(),
+            ObjContender::StaticPool => "static-pool",
+            ObjContender::Generic => "generic",
+        }
+    }
+
+    /// The contender with this id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.id() == id)
+    }
+}
+
+/// Workload 0: every contender's pool.
+pub struct ObjContenders {
+    obj: Contenders<Obj>,
+}
+
+impl Default for ObjContenders {
+    fn default() -> Self {
+        ObjContenders {
+            obj: Contenders::new(Obj::pool(), Obj::default, CAP),
+        }
+    }
+}
+
+impl ObjContenders {
+    /// `n` ops of workload 0 on this thread: get, push one byte, drop.
+    #[inline(never)]
+    pub fn run(&self, c: ObjContender, n: u64) {
+        match c {
+            ObjContender::On(Kind::Poolable) => {
+                for i in 0..n {
+                    work::push_byte(&mut Obj::pool().get().buf, i);
+                }
+            }
+            ObjContender::On(kind) => self.obj.run(kind, n, |o, i| work::push_byte(&mut o.buf, i)),
+            ObjContender::StaticPool => {
+                for i in 0..n {
+                    work::push_byte(&mut OBJ_BUFS.get(), i);
+                }
+            }
+            ObjContender::Generic => {
+                for i in 0..n {
+                    work::push_byte(&mut Wrapper::<u8>::pool().get().buf, i);
+                }
+            }
+        }
+    }
+}
+
+/// The producer and consumer bodies of `pairs` channels.
+fn pipe_bodies<'a, G: Send + 'a>(
+    pairs: usize,
+    make: impl Fn(u64) -> G + Send + Copy + 'a,
+    consume: impl Fn(G) + Send + Copy + 'a,
+) -> Vec<Body<'a>> {
+    let pairs = pairs.max(1);
+    let mut bodies: Vec<Body<'a>> = Vec::with_capacity(2 * pairs);
+    for pair in 0..pairs {
+        let (tx, rx) = sync_channel::<G>(CHANNEL_BOUND);
+        bodies.push(Box::new(move |total| {
+            for i in 0..share(total, pairs, pair) {
+                tx.send(make(i)).expect("consumer gone");
+            }
+        }));
+        bodies.push(Box::new(move |total| {
+            for _ in 0..share(total, pairs, pair) {
+                consume(rx.recv().expect("producer gone"));
+            }
+        }));
+    }
+    bodies
+}
+
+/// Take the floor's value, or make one (the floor's get).
+#[inline]
+fn floor_take<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, new: fn() -> T) -> Box<T> {
+    let p = slot.with(|s| s.replace(ptr::null_mut()));
+    if p.is_null() {
+        Box::new(new())
+    } else {
+        // SAFETY: a non-null pointer in the slot came from `Box::into_raw` in
+        // `floor_put` and was owned by the slot; `replace` took it out, so
+        // this is the only owner.
+        unsafe { Box::from_raw(p) }
+    }
+}
+
+/// Reset a value and leave it in the floor's slot (the floor's put).
+#[inline]
+fn floor_put<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, mut v: Box<T>) {
+    Reset::reset(&mut *v);
+    let old = slot.with(|s| s.replace(Box::into_raw(v)));
+    if !old.is_null() {
+        // Only when values cross threads (producer/consumer): the slot held
+        // one already.
+        // SAFETY: as in `floor_take`: `old` came from `Box::into_raw` and the
+        // slot owned it until `replace` took it out.
+        drop(unsafe { Box::from_raw(old) });
     }
 }
 
@@ -475,86 +686,134 @@ pub fn timed(body: impl FnOnce()) -> Duration {
     start.elapsed()
 }
 
-/// Run `body(t)` on `threads` scoped threads released together by a barrier;
-/// the longest per-thread time (each thread starts its clock at the barrier).
-pub fn parallel(threads: usize, body: impl Fn(usize) + Sync) -> Duration {
-    let barrier = Barrier::new(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let (barrier, body) = (&barrier, &body);
-                s.spawn(move || {
-                    barrier.wait();
-                    timed(|| body(t))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("bench thread panicked"))
-            .max()
-            .unwrap_or_default()
-    })
+// --------------------------------------------------- persistent worker threads
+//
+// Go's `RunParallel` convention: the worker threads of a benchmark function
+// are spawned once and kept across its samples, so thread start and exit and
+// cold thread caches are not part of any sample. Each run releases every
+// worker at once; a run of `total` ops is split between them, and its time is
+// the wall time from the release to the last worker finishing. Per op that is
+// wall / total (criterion's per-iteration figure); per thread it is
+// wall / (ops of one thread) = threads × that.
+
+/// What one persistent worker does in a run: called with the run's total op
+/// count, it does its own share (see [`share`]).
+pub type Body<'a> = Box<dyn FnMut(u64) + Send + 'a>;
+
+/// Part `index` of `total` split over `parts` (the first `total % parts`
+/// parts get one more).
+pub fn share(total: u64, parts: usize, index: usize) -> u64 {
+    let parts = parts.max(1) as u64;
+    total / parts + u64::from((index as u64) < total % parts)
 }
 
-struct Phases<S, E> {
-    pairs: usize,
-    warm: u64,
-    msgs: u64,
-    at_start: S,
-    at_end: E,
+/// `threads` worker bodies that each run their share of `op(n)` (`n` ops on
+/// the calling thread).
+pub fn split<'a>(threads: usize, op: &'a (dyn Fn(u64) + Sync)) -> Vec<Body<'a>> {
+    (0..threads)
+        .map(|t| Box::new(move |total| op(share(total, threads, t))) as Body<'a>)
+        .collect()
 }
 
-impl<S: FnOnce(), E: FnOnce()> Phases<S, E> {
-    fn run<G: Send>(self, make: impl Fn(u64) -> G + Sync, consume: impl Fn(G) + Sync) -> Duration {
-        let pairs = self.pairs.max(1);
-        let warm = self.warm;
-        // Workers and the calling thread meet at four barriers: warmed up,
-        // start, done, and released to exit.
-        let barrier = Barrier::new(2 * pairs + 1);
-        std::thread::scope(|s| {
-            for pair in 0..pairs {
-                let share =
-                    self.msgs / pairs as u64 + u64::from((pair as u64) < self.msgs % pairs as u64);
-                let (tx, rx) = sync_channel::<G>(CHANNEL_BOUND);
-                let (barrier, make, consume) = (&barrier, &make, &consume);
-                s.spawn(move || {
-                    for i in 0..warm {
-                        tx.send(make(i)).expect("consumer gone");
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                    for i in 0..share {
-                        tx.send(make(i)).expect("consumer gone");
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                });
-                s.spawn(move || {
-                    for _ in 0..warm {
-                        consume(rx.recv().expect("producer gone"));
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                    for _ in 0..share {
-                        consume(rx.recv().expect("producer gone"));
-                    }
-                    barrier.wait();
-                    barrier.wait();
-                });
-            }
-            barrier.wait();
-            (self.at_start)();
-            barrier.wait();
-            let start = Instant::now();
-            barrier.wait();
-            let elapsed = start.elapsed();
-            (self.at_end)();
-            // Workers exit (and flush their thread caches) only after `at_end`.
-            barrier.wait();
-            elapsed
-        })
+/// State shared by the calling thread and the workers. Values are stored
+/// before a barrier and read after it, which orders them.
+struct Control {
+    /// Every worker and the calling thread meet here to start a run (or
+    /// to exit, when `stop` is set).
+    start: Barrier,
+    /// ... and here when every worker is done.
+    done: Barrier,
+    total: AtomicU64,
+    stop: AtomicBool,
+    panicked: AtomicBool,
+    epoch: Instant,
+    /// Nanoseconds since `epoch`: the release, and the last worker's end.
+    released: AtomicU64,
+    finished: AtomicU64,
+}
+
+impl Control {
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
     }
+
+    /// Wait for the release. The barrier's leader is the last thread to
+    /// arrive, which returns at once while the others wake: its clock is the
+    /// release time.
+    fn wait_start(&self) {
+        if self.start.wait().is_leader() {
+            self.released.store(self.now(), Relaxed);
+        }
+    }
+
+    fn serve(&self, body: &mut Body<'_>) {
+        loop {
+            self.wait_start();
+            if self.stop.load(Relaxed) {
+                return;
+            }
+            let total = self.total.load(Relaxed);
+            // A panicking body must still reach `done`, or every other
+            // thread waits there forever; the calling thread re-raises it.
+            if catch_unwind(AssertUnwindSafe(|| body(total))).is_err() {
+                self.panicked.store(true, Relaxed);
+            }
+            self.finished.fetch_max(self.now(), Relaxed);
+            self.done.wait();
+        }
+    }
+}
+
+/// Handle on the workers of [`with_workers`].
+pub struct Workers<'c> {
+    control: &'c Control,
+}
+
+impl Workers<'_> {
+    /// One run of `total` ops in all: the wall time from the release of the
+    /// workers to the last one finishing.
+    pub fn run(&self, total: u64) -> Duration {
+        let c = self.control;
+        c.total.store(total, Relaxed);
+        c.finished.store(0, Relaxed);
+        c.wait_start();
+        c.done.wait();
+        assert!(!c.panicked.load(Relaxed), "a bench worker panicked");
+        let (released, finished) = (c.released.load(Relaxed), c.finished.load(Relaxed));
+        Duration::from_nanos(finished.saturating_sub(released))
+    }
+}
+
+impl Drop for Workers<'_> {
+    /// Release the workers to exit (also when a bench panics, so that the
+    /// thread scope can end).
+    fn drop(&mut self) {
+        self.control.stop.store(true, Relaxed);
+        self.control.start.wait();
+    }
+}
+
+/// Spawn one persistent worker per body, call `f` with their handle, and
+/// let the workers exit (flushing their thread caches) after `f` returns.
+pub fn with_workers<R>(bodies: Vec<Body<'_>>, f: impl FnOnce(&Workers<'_>) -> R) -> R {
+    let control = Control {
+        start: Barrier::new(bodies.len() + 1),
+        done: Barrier::new(bodies.len() + 1),
+        total: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        panicked: AtomicBool::new(false),
+        epoch: Instant::now(),
+        released: AtomicU64::new(0),
+        finished: AtomicU64::new(0),
+    };
+    std::thread::scope(|s| {
+        for mut body in bodies {
+            let control = &control;
+            s.spawn(move || control.serve(&mut body));
+        }
+        let workers = Workers { control: &control };
+        f(&workers)
+    })
 }
 
 // --------------------------------------------------------------- criterion
@@ -585,6 +844,19 @@ pub fn bench_kinds<T: Item>(
     }
 }
 
+/// Bench `bodies` under `id` on persistent workers (one per body): each
+/// criterion iteration is one op of the run's total, so criterion's figure
+/// is wall time / all ops of all threads.
+pub fn bench_workers(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: criterion::BenchmarkId,
+    bodies: Vec<Body<'_>>,
+) {
+    with_workers(bodies, |w| {
+        group.bench_function(id, |b| b.iter_custom(|n| w.run(n)));
+    });
+}
+
 // ---------------------------------------------------------------- workloads
 
 /// The workloads, shared by the criterion benches and `alloc_count`.
@@ -592,6 +864,13 @@ pub mod work {
     use super::{Request, Small};
     use std::hint::black_box;
     use std::io::{self, Write};
+
+    /// 0: push one byte (into `Obj::buf`, or the `Vec` itself).
+    #[inline(never)]
+    pub fn push_byte(buf: &mut Vec<u8>, i: u64) {
+        buf.push(i as u8);
+        black_box(buf);
+    }
 
     /// 1: fill a `Small` (its name needs a heap buffer when fresh).
     #[inline(never)]

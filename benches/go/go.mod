@@ -1,0 +1,3 @@
+module poolable.bench/go
+
+go 1.27

@@ -1,0 +1,69 @@
+//! Instructions per get+drop of workload 0 (get, push one byte, drop), for
+//! one contender, counted under callgrind:
+//!
+//! ```sh
+//! cargo bench --no-run   # builds target/release/deps/instructions-<hash>
+//! valgrind --tool=callgrind --toggle-collect='*measured_ops*' \
+//!     target/release/deps/instructions-<hash> poolable 100000
+//! ```
+//!
+//! Instructions collected / N is the figure; `scripts/bench_table.py
+//! --instructions` runs every contender and writes the table into RESULTS.md.
+//! Without collection toggling, the difference of the totals of an N and a
+//! 2N run, divided by N, gives the same figure. The ops run on the main
+//! thread after a warm-up, so every cache is in its steady state.
+//!
+//! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
+
+#[path = "support/mod.rs"]
+pub mod support;
+
+use support::{ObjContender, ObjContenders};
+
+/// Ops before the measured ones: fills the caches and finishes lazy set-up.
+const WARM: u64 = 1_000;
+
+/// The measured ops, in a function of their own so that callgrind can
+/// collect exactly them (`--toggle-collect='*measured_ops*'`).
+#[inline(never)]
+fn measured_ops(contenders: &ObjContenders, contender: ObjContender, n: u64) {
+    contenders.run(contender, n);
+}
+
+fn usage() -> String {
+    let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
+    format!(
+        "usage: instructions <contender> <n>   (contenders: {})\n\
+         runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
+         see scripts/bench_table.py --instructions",
+        ids.join(", ")
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    match args.as_slice() {
+        [] => println!("{}", usage()),
+        [list] if list == "--list" => {
+            for c in ObjContender::ALL {
+                println!("{}", c.id());
+            }
+        }
+        [id, n] => {
+            let (Some(contender), Ok(n)) = (ObjContender::from_id(id), n.parse::<u64>()) else {
+                eprintln!("{}", usage());
+                std::process::exit(2);
+            };
+            let contenders = ObjContenders::default();
+            contenders.run(contender, WARM);
+            measured_ops(&contenders, contender, n);
+        }
+        _ => {
+            eprintln!("{}", usage());
+            std::process::exit(2);
+        }
+    }
+}
