@@ -5,26 +5,29 @@
 //!     cargo test -p pool-runtime --release --test loom
 //! ```
 //!
-//! Under `--cfg poolable_loom` the pool's mutexes, atomics and thread-locals are
-//! loom's, and there are two shards (`policy::cpus()` is 2), so every model
-//! has a home shard per thread and a shard to steal from.
+//! Under `--cfg poolable_loom` the pool's mutexes, atomics, cells and
+//! thread-locals are loom's, both fences of the thread tier's owner/reclaimer
+//! protocol are `SeqCst` fences, and there are two shards (`policy::cpus()` is
+//! 2), so every model has a home shard per thread and a shard to steal from.
 //!
 //! Every value is an [`Item`] with a unique id. A book (a std mutex, outside
 //! the model) records which ids are alive and which are held by a caller, so
 //! each model can check that no value is handed to two holders, that a value
-//! is reset before it is handed out again, and that every value the pool
-//! created is accounted for: created = retained + held + dropped.
+//! is reset before it is handed out again, that no value is handed out after
+//! the pool dropped it, and that every value is accounted for: created =
+//! retained + held + dropped + detached, with `retained_bytes` =
+//! `retained × size_of::<Item>()` (an `Item` keeps no heap bytes, and the
+//! pool counts its own storage of each value).
 //!
-//! The pools are type pools (`Pool::__type_pool`, what `#[derive(Poolable)]`
-//! generates): `Item` names its own loom thread-local cache, as derived types
-//! do. That lets a spawned thread drop its cache, which is what its exit does,
-//! before the thread returns: loom's `JoinHandle::join` returns as soon as
-//! the closure has returned, before loom runs the thread's thread-local
-//! destructors, whereas std's join waits for them. Without that step, every
-//! check after a join would race with the exiting thread's cache flush. The
-//! per-thread table that other pools use is covered by
-//! `get_put_race_on_one_shard_table_cache`, which checks only what that race
-//! cannot disturb.
+//! Each thread keeps its caches in a per-thread table, which its exit flushes
+//! to the shards through a thread-local destructor. Loom's
+//! `JoinHandle::join` returns as soon as the closure has returned, before
+//! loom runs the thread's thread-local destructors (std's join waits for
+//! them), so every spawned thread that uses the pool calls
+//! `exit_thread_caches()` as the last step of its closure: it evicts the
+//! thread's caches exactly as its exit would, and the join then orders that
+//! flush before the checks that follow. The main thread calls it too where a
+//! model needs its cache flushed.
 //!
 //! Every model makes its first pool call on the main thread, before it spawns:
 //! the pool allocates its shared state on first use and publishes it through
@@ -32,19 +35,30 @@
 //! thread that finds the state another thread created would be reported as a
 //! causality violation on the state's loom atomics. The spawn orders it.
 //!
-//! Two rules keep the models deterministic, as loom's replay requires:
-//! - the models run one at a time (`SERIAL`), because the book and the
-//!   runtime's thread-index counter are process globals;
-//! - exactly two threads use the pool in every model. Threads get their home
-//!   shard from a process-wide counter that is not reset between loom
-//!   iterations, so an odd number of pool-using threads per iteration would
-//!   give the same schedule different home shards in the next iteration.
+//! Two more rules:
+//! - the models run one at a time (`SERIAL`), because the book is a process
+//!   global;
+//! - exactly two threads use the pool in every model: main, which uses it
+//!   first, and one spawned thread. Home shards are handed out in order of
+//!   first use, from a counter that restarts with every loom iteration, so
+//!   main's home shard is shard 0 and the other thread's, if it takes a
+//!   value, is shard 1; the models' comments rely on that layout.
+//!
+//! A panic inside a model unwinds through the pool's loom objects outside
+//! loom's control, which aborts the whole test binary after printing the
+//! message. So the one check that has failed on a runtime bug, a stale value
+//! handed out after a `clear`, is recorded instead, and fails its test once
+//! loom is done, leaving the other tests to run. Each test prints how many
+//! iterations loom ran (`--nocapture`).
 #![cfg(poolable_loom)]
 
+use loom::sync::atomic::AtomicBool;
 use loom::thread;
-use pool_runtime::__private::{LocalCell, new_cell};
+use pool_runtime::__private::exit_thread_caches;
 use pool_runtime::{LOCAL_CACHE_SIZE, Pool, Pooled, Reset, Stats};
 use std::collections::BTreeSet;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A pooled value with an identity that survives reset.
@@ -54,36 +68,10 @@ struct Item {
     dirty: bool,
 }
 
-loom::thread_local! {
-    /// `Item`'s own thread cache, as `#[derive(Poolable)]` would generate it.
-    static CACHE: LocalCell<Item> = new_cell();
-}
-
 impl Reset for Item {
     fn reset(&mut self) {
         self.dirty = false;
     }
-
-    fn __thread_cache() -> Option<&'static loom::thread::LocalKey<LocalCell<Self>>> {
-        Some(&CACHE)
-    }
-}
-
-/// A pool that keeps its thread caches in `CACHE`.
-fn type_pool(max_retained: Option<usize>) -> Arc<Pool<Item>> {
-    let pool = Pool::with_new(new_item).__type_pool();
-    Arc::new(match max_retained {
-        Some(n) => pool.max_retained(n),
-        None => pool,
-    })
-}
-
-/// What a thread's exit does for its cache: drop it, which moves its values
-/// to the shards (or drops those that find no room). Done explicitly so that
-/// the join after it also orders the flush (see the module docs).
-fn exit_cache() {
-    let cache = CACHE.with(|cell| cell.borrow_mut().take());
-    drop(cache);
 }
 
 impl Drop for Item {
@@ -111,18 +99,29 @@ struct Book {
     held: BTreeSet<u64>,
     /// Values dropped, by the pool or by a caller.
     dropped: u64,
+    /// Ids of the values that were idle when `snapshot_idle` ran, less those
+    /// handed out since: what a decay that starts after the snapshot may
+    /// drop, and what a get ordered after a `clear` must not return.
+    stale: BTreeSet<u64>,
 }
 
-static BOOK: Mutex<Book> = Mutex::new(Book {
-    next_id: 0,
-    created: 0,
-    external: 0,
-    live: BTreeSet::new(),
-    held: BTreeSet::new(),
-    dropped: 0,
-});
+impl Book {
+    const fn new() -> Self {
+        Book {
+            next_id: 0,
+            created: 0,
+            external: 0,
+            live: BTreeSet::new(),
+            held: BTreeSet::new(),
+            dropped: 0,
+            stale: BTreeSet::new(),
+        }
+    }
+}
 
-/// Serialises the models: the book and the runtime's thread-index counter are global.
+static BOOK: Mutex<Book> = Mutex::new(Book::new());
+
+/// Serialises the models: the book and the runtime's table indexes are global.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn book() -> MutexGuard<'static, Book> {
@@ -150,22 +149,61 @@ fn external_item() -> Item {
     mint(&mut book)
 }
 
-/// `pool.get()`, checking the value is reset and has no other holder.
-fn take(pool: &Pool<Item>) -> Pooled<'_, Item> {
+/// A pool of `Item`s, shared with the model's other thread.
+fn item_pool(max_retained: Option<usize>) -> Arc<Pool<Item>> {
+    let pool = Pool::with_new(new_item);
+    Arc::new(match max_retained {
+        Some(n) => pool.max_retained(n),
+        None => pool,
+    })
+}
+
+/// `pool.get()`, checking the value is alive, reset and has no other holder.
+/// Returns whether the value was stale (see [`Book::stale`]).
+fn take_checked(pool: &Pool<Item>) -> (Pooled<'_, Item>, bool) {
     let mut value = pool.get();
-    assert!(
-        !value.dirty,
-        "value {} handed out without a reset",
-        value.id
-    );
-    assert!(
-        book().held.insert(value.id),
-        "value {} handed to two holders",
-        value.id
-    );
+    let id = value.id;
+    let stale = {
+        let mut book = book();
+        assert!(
+            book.live.contains(&id),
+            "value {id} handed out after the pool dropped it"
+        );
+        assert!(!value.dirty, "value {id} handed out without a reset");
+        assert!(book.held.insert(id), "value {id} handed to two holders");
+        book.stale.remove(&id)
+    };
     value.dirty = true;
+    (value, stale)
+}
+
+/// `pool.get()`, with the checks of `take_checked`.
+fn take(pool: &Pool<Item>) -> Pooled<'_, Item> {
+    take_checked(pool).0
+}
+
+/// `pool.get()` ordered after a `clear` (or after decay that must have
+/// dropped every stale value): it must not return a stale value. One that
+/// does is recorded in [`VIOLATION`] and the model goes on; `check` fails
+/// once loom is done (see the module docs).
+fn take_fresh(pool: &Pool<Item>) -> Pooled<'_, Item> {
+    let (value, stale) = take_checked(pool);
+    if stale {
+        VIOLATION
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(|| {
+                format!(
+                    "value {} was idle before the clear (or the trims) and handed out after it",
+                    value.id
+                )
+            });
+    }
     value
 }
+
+/// The first stale value a model's `take_fresh` got, over all its iterations.
+static VIOLATION: Mutex<Option<String>> = Mutex::new(None);
 
 /// Drop the guard (return the value); it stops counting as held once the return is over.
 fn give_back(value: Pooled<'_, Item>) -> u64 {
@@ -173,6 +211,12 @@ fn give_back(value: Pooled<'_, Item>) -> u64 {
     drop(value);
     assert!(book().held.remove(&id), "value {id} was not held");
     id
+}
+
+/// Record the values idle now (alive and not held) as stale.
+fn snapshot_idle() {
+    let mut book = book();
+    book.stale = book.live.difference(&book.held).copied().collect();
 }
 
 /// Values alive and not held: the ones in the pool (thread caches and shards),
@@ -198,23 +242,28 @@ fn assert_accounted(pool: &Pool<Item>) {
         stats.retained as u64 + held + dropped(&stats) + stats.detached,
         "created = retained + held + dropped + detached: {stats}"
     );
+    assert_eq!(stats.unaccounted(held, book.external), 0, "{stats}");
     assert_eq!(book.live.len(), stats.retained + book.held.len(), "{stats}");
     assert_eq!(book.dropped, dropped(&stats), "{stats}");
+    assert_eq!(
+        stats.retained_bytes,
+        stats.retained * size_of::<Item>(),
+        "each retained value counts size_of::<Item>() bytes: {stats}"
+    );
+    assert_eq!(stats.drop_panics, 0, "{stats}");
 }
 
 /// Run one model, serialised with the others, with a fresh book per iteration
-/// and a check that nothing outlives an iteration.
+/// and a check that nothing outlives an iteration. The preemption bound is
+/// `LOOM_MAX_PREEMPTIONS`.
 fn check(model: impl Fn() + Sync + Send + 'static) {
     let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
-    *book() = Book {
-        next_id: 0,
-        created: 0,
-        external: 0,
-        live: BTreeSet::new(),
-        held: BTreeSet::new(),
-        dropped: 0,
-    };
-    loom::model(move || {
+    *book() = Book::new();
+    *VIOLATION.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    let iterations = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&iterations);
+    loom::model::Builder::new().check(move || {
+        count.fetch_add(1, Relaxed);
         {
             let mut book = book();
             assert!(
@@ -222,40 +271,48 @@ fn check(model: impl Fn() + Sync + Send + 'static) {
                 "values outlived the previous iteration: {:?}",
                 book.live
             );
-            *book = Book {
-                next_id: 0,
-                created: 0,
-                external: 0,
-                live: BTreeSet::new(),
-                held: BTreeSet::new(),
-                dropped: 0,
-            };
+            *book = Book::new();
         }
         model();
     });
     let book = book();
     assert!(book.live.is_empty(), "values leaked: {:?}", book.live);
+    eprintln!("{} iterations", iterations.load(Relaxed));
+    if let Some(violation) = VIOLATION
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        panic!("{violation}");
+    }
 }
 
-/// Main and another thread get and return concurrently, then drop their
-/// caches as at thread exit. With `max_retained` one more than a thread cache
-/// the shards hold a single value, all in shard 0: both threads refill from
-/// that one slot (it starts with the value of main's first get), and both
-/// flush into it; whichever flushes second finds it full.
+/// Spin (yielding to loom) until `flag` is set.
+fn wait(flag: &AtomicBool, order: std::sync::atomic::Ordering) {
+    while !flag.load(order) {
+        thread::yield_now();
+    }
+}
+
+/// Main and another thread get and return concurrently, then flush their
+/// caches as at thread exit. With `max_retained` one more than a thread
+/// cache the shards hold a single value, all in shard 0: both threads refill
+/// from that one slot (it starts with the value of main's first get), and
+/// both flush into it; whichever flushes second finds it full.
 #[test]
 fn get_put_race_on_one_shard() {
     check(|| {
-        let pool = type_pool(Some(LOCAL_CACHE_SIZE + 1));
+        let pool = item_pool(Some(LOCAL_CACHE_SIZE + 1));
         give_back(take(&pool));
-        exit_cache();
+        exit_thread_caches();
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
             give_back(take(&other));
-            exit_cache();
+            exit_thread_caches();
         });
         give_back(take(&pool));
         give_back(take(&pool));
-        exit_cache();
+        exit_thread_caches();
         t.join().unwrap();
 
         assert_accounted(&pool);
@@ -266,32 +323,6 @@ fn get_put_race_on_one_shard() {
     });
 }
 
-/// The same race through the per-thread table that pools of non-derived
-/// types use. The other thread's exit flush may still be running after the
-/// join (see the module docs), so only what it cannot change is checked: the
-/// operation counts, the misses (main keeps its first value in its cache, the
-/// other thread finds the shards empty), and (by `check`) that every value is
-/// dropped by the end.
-#[test]
-fn get_put_race_on_one_shard_table_cache() {
-    check(|| {
-        let pool = Arc::new(Pool::with_new(new_item).max_retained(LOCAL_CACHE_SIZE + 1));
-        give_back(take(&pool));
-        let other = Arc::clone(&pool);
-        let t = thread::spawn(move || {
-            give_back(take(&other));
-        });
-        give_back(take(&pool));
-        give_back(take(&pool));
-        t.join().unwrap();
-
-        let stats = pool.stats();
-        assert_eq!((stats.gets, stats.puts), (4, 4), "{stats}");
-        assert_eq!(stats.misses, book().created, "{stats}");
-        assert_eq!(stats.misses, 2, "{stats}");
-    });
-}
-
 /// The owner (main) spills half of its full cache to its home shard, then
 /// gets and returns, while thread B refills from the shards (stealing from
 /// the owner's shard) and gets again. B gets spilled values or new ones,
@@ -299,7 +330,7 @@ fn get_put_race_on_one_shard_table_cache() {
 #[test]
 fn steal_takes_only_spilled_values() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         // Ids 0..LOCAL_CACHE_SIZE fill the owner's cache, before B exists.
         for _ in 0..LOCAL_CACHE_SIZE {
             pool.put(external_item());
@@ -309,7 +340,7 @@ fn steal_takes_only_spilled_values() {
         let b = thread::spawn(move || {
             let (first, second) = (take(&other), take(&other));
             let got = [give_back(first), give_back(second)];
-            exit_cache();
+            exit_thread_caches();
             got
         });
         // A full cache: this put moves the oldest half (ids 0..4) to the home shard.
@@ -340,7 +371,7 @@ fn steal_takes_only_spilled_values() {
 #[test]
 fn owner_refill_races_thief() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         // Ids 0..4 end up in the owner's home shard, ids 4..9 in its cache.
         for _ in 0..=LOCAL_CACHE_SIZE {
             pool.put(external_item());
@@ -348,7 +379,7 @@ fn owner_refill_races_thief() {
         let other = Arc::clone(&pool);
         let thief = thread::spawn(move || {
             give_back(take(&other));
-            exit_cache();
+            exit_thread_caches();
         });
         let held: Vec<_> = (0..LOCAL_CACHE_SIZE / 2 + 2).map(|_| take(&pool)).collect();
         for value in held {
@@ -371,17 +402,17 @@ fn owner_refill_races_thief() {
 #[test]
 fn exiting_thread_flushes_its_cache() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         // Main's first value goes to its home shard, main's cache is empty.
         give_back(take(&pool));
-        exit_cache();
+        exit_thread_caches();
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
             let a = take(&other);
             let b = take(&other);
             give_back(a);
             give_back(b);
-            exit_cache();
+            exit_thread_caches();
         });
         give_back(take(&pool));
         t.join().unwrap();
@@ -402,21 +433,23 @@ fn exiting_thread_flushes_its_cache() {
     });
 }
 
-/// Main trims twice while another thread gets and returns (so the thread may
-/// find itself one or two trims behind): every value stays accounted for,
-/// and two more trims with nobody using the pool drop all.
+/// Main trims twice while another thread gets, returns and gets again from
+/// its own cache, so each trim may reclaim that cache directly (the thread
+/// between two operations), or leave the step to the thread's next operation
+/// (the thread inside one), or race the thread's pop of a value the trim is
+/// dropping. No value goes to two holders or is handed out after it was
+/// dropped, every value stays accounted for, and two more trims with nobody
+/// using the pool drop all.
 #[test]
 fn trim_racing_get_put_keeps_accounting() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         give_back(take(&pool));
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
-            let a = take(&other);
-            let b = take(&other);
-            give_back(a);
-            give_back(b);
-            exit_cache();
+            give_back(take(&other));
+            give_back(take(&other));
+            exit_thread_caches();
         });
         pool.trim();
         pool.trim();
@@ -432,24 +465,26 @@ fn trim_racing_get_put_keeps_accounting() {
     });
 }
 
-/// Main clears while another thread gets and returns: every value stays
-/// accounted for, and a second clear with nobody using the pool leaves none.
+/// Main clears while another thread gets, returns, gets again and exits:
+/// every value stays accounted for, a get on main after the join (ordered
+/// after the clear) returns no value that was idle when the clear began,
+/// and a second clear with nobody using the pool leaves none.
 #[test]
 fn clear_racing_get_put_keeps_accounting() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         give_back(take(&pool));
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
-            let a = take(&other);
-            let b = take(&other);
-            give_back(a);
-            give_back(b);
-            exit_cache();
+            give_back(take(&other));
+            give_back(take(&other));
+            exit_thread_caches();
         });
+        snapshot_idle();
         pool.clear();
         t.join().unwrap();
         assert_accounted(&pool);
+        give_back(take_fresh(&pool));
 
         pool.clear();
         assert_accounted(&pool);
@@ -460,13 +495,11 @@ fn clear_racing_get_put_keeps_accounting() {
 }
 
 /// A single trim, racing with another thread's returns, drops nothing: a
-/// value is dropped only when idle across two trims. (Up to e9c9051 a thread
-/// one trim behind moved its cache to the victim lists, and a trim still
-/// sweeping the shards dropped them at once: idle across a single trim.)
+/// value is dropped only when idle across two trims.
 #[test]
 fn one_trim_racing_returns_drops_nothing() {
     check(|| {
-        let pool = type_pool(None);
+        let pool = item_pool(None);
         give_back(take(&pool));
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
@@ -474,7 +507,7 @@ fn one_trim_racing_returns_drops_nothing() {
             let b = take(&other);
             give_back(a);
             give_back(b);
-            exit_cache();
+            exit_thread_caches();
         });
         pool.trim();
         t.join().unwrap();
@@ -484,6 +517,127 @@ fn one_trim_racing_returns_drops_nothing() {
         assert_eq!(stats.dropped_idle, 0, "one trim dropped a value: {stats}");
         assert_eq!(stats.retained as u64, stats.misses, "{stats}");
     });
+}
+
+/// After `clear` returns on one thread, a get on another thread ordered after
+/// it (here by the join) never returns a value that was idle before the
+/// clear. Main's cache holds two idle values; the other thread clears while
+/// main gets and returns one of them. Whichever way the clear reaches main's
+/// cache (directly, or through main's next operation), both values main gets
+/// after the join are new or were handed out after the clear began.
+#[test]
+fn clear_hides_idle_values_from_later_gets() {
+    check(|| {
+        let pool = item_pool(None);
+        let (a, b) = (take(&pool), take(&pool));
+        give_back(a);
+        give_back(b);
+        let other = Arc::clone(&pool);
+        let t = thread::spawn(move || {
+            snapshot_idle();
+            other.clear();
+        });
+        give_back(take(&pool));
+        t.join().unwrap();
+
+        let (a, b) = (take_fresh(&pool), take_fresh(&pool));
+        give_back(a);
+        give_back(b);
+        assert_accounted(&pool);
+    });
+}
+
+/// The same guarantee when main's cache is on its way to the shards
+/// (`exit_thread_caches`, what its exit does) while the other thread clears:
+/// a batch spilled across the clear must not land in a shard the clear has
+/// already swept. Main gets after the join, refilling from the shards.
+#[test]
+fn clear_racing_exit_flush_hides_idle_values() {
+    check(|| {
+        let pool = item_pool(None);
+        let (a, b) = (take(&pool), take(&pool));
+        give_back(a);
+        give_back(b);
+        let other = Arc::clone(&pool);
+        let t = thread::spawn(move || {
+            snapshot_idle();
+            other.clear();
+        });
+        exit_thread_caches();
+        t.join().unwrap();
+
+        let (a, b) = (take_fresh(&pool), take_fresh(&pool));
+        give_back(a);
+        give_back(b);
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!(stats.dropped_idle, 2, "{stats}");
+    });
+}
+
+/// How often `two_trims_empty_an_idle_threads_cache` saw each way the trims
+/// reached the idle thread's cache.
+static RECLAIMED_BY_TRIM: AtomicUsize = AtomicUsize::new(0);
+static LEFT_TO_OWNER: AtomicUsize = AtomicUsize::new(0);
+
+/// Thread B fills its cache, then stays idle while main trims twice. B's
+/// last operation is over before the trims start, but nothing orders it
+/// before them (B signals with a relaxed store), so a trim may still see B
+/// busy. After both trims, B's value is either dropped already (a trim
+/// reclaimed the cache without B's help) or left with both steps pending,
+/// in which case B's next operation, ordered after the trims, drops it before
+/// it hands anything out. Both outcomes must occur across the iterations.
+#[test]
+fn two_trims_empty_an_idle_threads_cache() {
+    RECLAIMED_BY_TRIM.store(0, Relaxed);
+    LEFT_TO_OWNER.store(0, Relaxed);
+    check(|| {
+        let pool = item_pool(None);
+        // Value 0, in main's cache.
+        give_back(take(&pool));
+        let flags = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let (other, f) = (Arc::clone(&pool), Arc::clone(&flags));
+        let t = thread::spawn(move || {
+            // Value 1, in B's cache.
+            give_back(take(&other));
+            f[0].store(true, Relaxed);
+            wait(&f[1], Acquire);
+            give_back(take_fresh(&other));
+            exit_thread_caches();
+        });
+        wait(&flags[0], Relaxed);
+        snapshot_idle();
+        pool.trim();
+        pool.trim();
+        let (main_kept, b_kept) = {
+            let book = book();
+            (book.live.contains(&0), book.live.contains(&1))
+        };
+        assert!(!main_kept, "main's idle value survived two trims");
+        if b_kept {
+            // The trims' steps are pending: B's cache still holds its value, which
+            // `stats()` may or may not see yet (B published it unordered).
+            LEFT_TO_OWNER.fetch_add(1, Relaxed);
+        } else {
+            // Reclaimed without B's help: nothing is retained anywhere.
+            RECLAIMED_BY_TRIM.fetch_add(1, Relaxed);
+            let stats = pool.stats();
+            assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
+        }
+        flags[1].store(true, Release);
+        t.join().unwrap();
+
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        // B's next get found nothing (its value and main's were dropped) and
+        // its new value went to the shards when B exited.
+        assert_eq!(stats.misses, 3, "{stats}");
+        assert_eq!(stats.dropped_idle, 2, "{stats}");
+        assert_eq!(stats.retained, 1, "{stats}");
+    });
+    let (reclaimed, left) = (RECLAIMED_BY_TRIM.load(Relaxed), LEFT_TO_OWNER.load(Relaxed));
+    assert!(reclaimed > 0, "no iteration reclaimed the idle cache");
+    assert!(left > 0, "no iteration left the steps to the owner");
 }
 
 /// With `max_retained(2)` (a thread cache of 2, no room in the shards), two
@@ -511,12 +665,12 @@ fn retention_stays_within_the_bound() {
         }
     }
     check(|| {
-        let pool = type_pool(Some(MAX));
+        let pool = item_pool(Some(MAX));
         give_back(take(&pool));
         let other = Arc::clone(&pool);
         let t = thread::spawn(move || {
             three_round_trips(&other);
-            exit_cache();
+            exit_thread_caches();
         });
         three_round_trips(&pool);
         t.join().unwrap();

@@ -10,7 +10,8 @@
 //!   the first store, then loads `pending`. Zero: nothing is asked of it, and
 //!   it uses the state directly (the fast path). Non-zero: it takes `lock`
 //!   and applies the requests itself (the slow path).
-//! - A reclaimer adds to `pending`, runs a [`heavy`](super::fence::heavy)
+//! - A reclaimer adds to `pending` (a release, so an owner that sees the
+//!   request also sees what the reclaimer wrote before it), runs a [`heavy`](super::fence::heavy)
 //!   fence, then loads `busy`. Set: the owner is inside an operation, so it
 //!   leaves the request pending for the owner's next operation. Clear: it
 //!   takes `lock` and applies the requests.
@@ -78,7 +79,9 @@ impl<S, H> Tenant<S, H> {
     /// `f` runs under a lock: it must not drop values or run other user code.
     pub(crate) fn reclaim<R>(&self, n: u32, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
         let _serial = lock(&self.reclaim);
-        self.pending.fetch_add(n, Ordering::Relaxed);
+        // Release: an owner whose acquire load sees the request also sees
+        // what the reclaimer did before it (a decay step's new generation).
+        self.pending.fetch_add(n, Ordering::Release);
         if !fence::heavy() || self.busy.load(Ordering::Acquire) {
             return None;
         }
