@@ -51,11 +51,14 @@ pub struct Pooled<'a, T: Reset + Send + 'static> {
 
 impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     #[inline(always)]
-    pub(crate) fn new(pool: &'a Pool<T>, value: T) -> Self {
-        Pooled {
-            pool,
-            value: Some(value),
-        }
+    /// A guard with no value yet, for [`Pool::get`] to fill in place
+    /// (through [`slot`](Self::slot)) before it returns the guard.
+    pub(crate) fn empty(pool: &'a Pool<T>) -> Self {
+        Pooled { pool, value: None }
+    }
+
+    pub(crate) fn slot(&mut self) -> &mut Option<T> {
+        &mut self.value
     }
 
     /// Take the value out for good: it will not return to the pool

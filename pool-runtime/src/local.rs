@@ -26,9 +26,20 @@ pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
 
 /// The idle values of a thread cache, oldest first. Only the protocol's
 /// current holder (the owner, or a reclaimer) touches it.
+///
+/// Values sit in `items` as `Option<T>` and their sizes in a parallel array,
+/// so a get or a return moves the value once, from slot to slot, with the
+/// same access widths on both sides: moving it through an `(T, usize)` entry
+/// made the compiler read back, with one wide load, what it had just written
+/// with narrower stores, a store-forwarding stall that tripled the cost of a
+/// get+drop (measured in `benches/obj.rs`).
 pub(crate) struct Stack<T> {
-    items: [Option<Entry<T>>; LOCAL_CACHE_SIZE],
+    items: [Option<T>; LOCAL_CACHE_SIZE],
+    sizes: [usize; LOCAL_CACHE_SIZE],
     len: usize,
+    /// The pool's `local_cap`, kept here so a return reads it from memory
+    /// it touches anyway.
+    cap: usize,
     /// How many entries at the front (the oldest) have already been idle
     /// across one trim: the next trim drops them.
     pub(crate) aged: usize,
@@ -38,10 +49,12 @@ pub(crate) struct Stack<T> {
 }
 
 impl<T> Stack<T> {
-    fn new(generation: u64) -> Self {
+    fn new(cap: usize, generation: u64) -> Self {
         Stack {
             items: core::array::from_fn(|_| None),
+            sizes: [0; LOCAL_CACHE_SIZE],
             len: 0,
+            cap,
             aged: 0,
             bytes: 0,
             generation,
@@ -52,30 +65,61 @@ impl<T> Stack<T> {
         self.len
     }
 
+    /// Move the newest value into `out` (which is `None`); false if empty.
     #[inline(always)]
-    fn pop(&mut self) -> Option<Entry<T>> {
-        let i = self.len.checked_sub(1)?;
-        let entry = self.items.get_mut(i)?.take()?;
+    fn pop_into(&mut self, out: &mut Option<T>) -> bool {
+        let Some(i) = self.len.checked_sub(1) else {
+            return false;
+        };
+        let (Some(item), Some(&size)) = (self.items.get_mut(i), self.sizes.get(i)) else {
+            return false;
+        };
+        *out = item.take();
         self.len = i;
         // Pops come from the back: keep the aged prefix within the list.
         self.aged = self.aged.min(i);
-        self.bytes -= entry.bytes;
-        Some(entry)
+        self.bytes -= size;
+        true
     }
 
-    /// Push, or give the entry back when the stack has `cap` entries.
+    /// Move the value in `slot` onto the stack, leaving `None`; false (and
+    /// the value left in `slot`) when the stack is full.
     #[inline(always)]
-    fn push(&mut self, entry: Entry<T>, cap: usize) -> Result<(), Entry<T>> {
-        if self.len >= cap {
-            return Err(entry);
+    fn push_from(&mut self, slot: &mut Option<T>, bytes: usize) -> bool {
+        let i = self.len;
+        if i >= self.cap {
+            return false;
         }
-        let Some(slot) = self.items.get_mut(self.len) else {
-            return Err(entry);
+        let (Some(item), Some(size)) = (self.items.get_mut(i), self.sizes.get_mut(i)) else {
+            return false;
         };
-        self.bytes += entry.bytes;
-        *slot = Some(entry);
-        self.len += 1;
-        Ok(())
+        *item = slot.take();
+        *size = bytes;
+        self.bytes += bytes;
+        self.len = i + 1;
+        true
+    }
+
+    fn push(&mut self, entry: Entry<T>) -> Result<(), Entry<T>> {
+        let mut slot = Some(entry.value);
+        if self.push_from(&mut slot, entry.bytes) {
+            return Ok(());
+        }
+        match slot {
+            Some(value) => Err(Entry {
+                value,
+                bytes: entry.bytes,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Entry<T>> {
+        let i = self.len.checked_sub(1)?;
+        let bytes = *self.sizes.get(i)?;
+        let mut out = None;
+        self.pop_into(&mut out);
+        out.map(|value| Entry { value, bytes })
     }
 
     /// The `n` oldest entries, taken out in order as the iterator is
@@ -104,10 +148,11 @@ impl<T> Iterator for Oldest<'_, T> {
         if self.taken == self.limit {
             return None;
         }
-        let entry = self.stack.items[self.taken].take()?;
+        let value = self.stack.items.get_mut(self.taken)?.take()?;
+        let bytes = *self.stack.sizes.get(self.taken)?;
         self.taken += 1;
-        self.stack.bytes -= entry.bytes;
-        Some(entry)
+        self.stack.bytes -= bytes;
+        Some(Entry { value, bytes })
     }
 }
 
@@ -116,6 +161,7 @@ impl<T> Drop for Oldest<'_, T> {
         let stack = &mut *self.stack;
         let n = self.taken;
         stack.items[..stack.len].rotate_left(n);
+        stack.sizes[..stack.len].rotate_left(n);
         stack.len -= n;
         stack.aged = stack.aged.saturating_sub(n);
     }
@@ -190,29 +236,26 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
     }
 }
 
-/// Take an idle value for the calling thread: from its cache, refilled from
-/// the shards when empty. `None` is a miss (counted).
+/// Take an idle value for the calling thread into `out` (which is `None`):
+/// from its cache, refilled from the shards when empty. Leaves `out` `None`
+/// on a miss (counted).
 #[inline(always)]
-pub(crate) fn take<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
-    let found = table::with(&storage.key, |owner| {
+pub(crate) fn take_into<T: Send + 'static>(storage: &Arc<Storage<T>>, out: &mut Option<T>) {
+    let linked = table::with(&storage.key, |owner| {
         let head = owner.head();
         match owner.fast(|stack| {
-            let entry = stack.pop();
-            if entry.is_some() {
+            let found = stack.pop_into(out);
+            if found {
                 head.publish(stack);
             }
-            entry
+            found
         }) {
-            Fast::Done(Some(entry)) => {
-                head.counters.add_owned(Event::Get, 1);
-                Some(entry.value)
-            }
-            Fast::Done(None) | Fast::Slow => refill(&owner),
+            Fast::Done(true) => head.counters.add_owned(Event::Get, 1),
+            Fast::Done(false) | Fast::Slow => *out = refill(&owner),
         }
     });
-    match found {
-        Some(value) => value,
-        None => take_without_cache(storage),
+    if linked.is_none() {
+        *out = take_without_cache(storage);
     }
 }
 
@@ -225,10 +268,9 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     let found = owner.slow(|stack, _| {
         let dead = decay::age(stack, &head.storage);
         if stack.len() == 0 {
-            let cap = head.storage.limits.local_cap;
             head.storage.shards.refill(head.home, batch, |entry| {
-                // The stack is empty and `batch` <= `cap`: there is room.
-                let _ = stack.push(entry, cap);
+                // The stack is empty and `batch` <= its cap: there is room.
+                let _ = stack.push(entry);
             });
         }
         let found = stack.pop();
@@ -253,7 +295,9 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 #[cold]
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
-        return take(storage);
+        let mut out = None;
+        take_into(storage, &mut out);
+        return out;
     }
     storage.count(Event::Get, 1);
     let found = from_shards(storage).map(|entry| entry.value);
@@ -271,36 +315,35 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     found
 }
 
-/// Keep a reset value (already checked against the size cap) in the calling
-/// thread's cache, spilling half of it to the shards when full; drop it if
-/// there is no room anywhere.
+/// Keep the reset value in `slot` (already checked against the size cap,
+/// `bytes` big) in the calling thread's cache, spilling half of it to the
+/// shards when full; drop it if there is no room anywhere. Leaves `None`.
 #[inline(always)]
-pub(crate) fn give<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
-    let mut slot = Some(entry);
+pub(crate) fn give_from<T: Send + 'static>(
+    storage: &Arc<Storage<T>>,
+    slot: &mut Option<T>,
+    bytes: usize,
+) {
     table::with(&storage.key, |owner| {
         let head = owner.head();
-        let cap = head.storage.limits.local_cap;
-        let pushed = owner.fast(|stack| match slot.take().map(|e| stack.push(e, cap)) {
-            Some(Err(entry)) => {
-                slot = Some(entry);
-                false
-            }
-            _ => {
+        let pushed = owner.fast(|stack| {
+            let pushed = stack.push_from(slot, bytes);
+            if pushed {
                 head.publish(stack);
-                true
             }
+            pushed
         });
         match pushed {
             Fast::Done(true) => head.counters.add_owned(Event::Put, 1),
             Fast::Done(false) | Fast::Slow => {
-                if let Some(entry) = slot.take() {
-                    spill(&owner, entry);
+                if let Some(value) = slot.take() {
+                    spill(&owner, Entry { value, bytes });
                 }
             }
         }
     });
-    if let Some(entry) = slot.take() {
-        give_without_cache(storage, entry);
+    if let Some(value) = slot.take() {
+        give_without_cache(storage, Entry { value, bytes });
     }
 }
 
@@ -327,7 +370,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
                 });
         }
         if let Some(e) = entry.take()
-            && let Err(e) = stack.push(e, cap)
+            && let Err(e) = stack.push(e)
         {
             entry = Some(e);
         }
@@ -357,7 +400,7 @@ fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, coun
 #[cold]
 fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
     if link(storage) {
-        return give(storage, entry);
+        return give_from(storage, &mut Some(entry.value), entry.bytes);
     }
     storage.count(Event::Put, 1);
     keep_in_shards(storage, entry, &storage.counters);
@@ -385,7 +428,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
         return false;
     }
     let cache = Arc::new(Tenant::new(
-        Stack::new(storage.generation.load(Relaxed)),
+        Stack::new(storage.limits.local_cap, storage.generation.load(Relaxed)),
         Head {
             storage: Arc::clone(storage),
             counters: Counters::new(),

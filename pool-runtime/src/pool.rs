@@ -9,7 +9,6 @@ use crate::guard::Pooled;
 use crate::local;
 use crate::policy::{self, Limits, Policy};
 use crate::registry;
-use crate::shard::Entry;
 use crate::stats::{Event, Stats};
 use crate::storage::Storage;
 use crate::sync::Arc;
@@ -199,11 +198,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn get(&self) -> Pooled<'_, T> {
-        let value = match local::take(self.storage()) {
-            Some(value) => value,
-            None => self.create(),
-        };
-        Pooled::new(self, value)
+        let mut guard = Pooled::empty(self);
+        let slot = guard.slot();
+        local::take_into(self.storage(), slot);
+        if slot.is_none() {
+            *slot = Some(self.create());
+        }
+        guard
     }
 
     /// A miss: construct a value. A panicking constructor leaves the pool
@@ -245,14 +246,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
         // The pool stores `T` itself too: that counts toward the cap.
         let bytes = T::heap_bytes(value).saturating_add(core::mem::size_of::<T>());
         core::mem::forget(on_panic);
-        let Some(value) = slot.take() else { return };
         let storage = self.storage();
         if bytes > self.policy.max_bytes {
             local::count(storage, Event::Put);
             local::count(storage, Event::DroppedOversize);
-            drop(value);
+            drop(slot.take());
         } else {
-            local::give(storage, Entry { value, bytes });
+            local::give_from(storage, slot, bytes);
         }
     }
 
