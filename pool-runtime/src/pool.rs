@@ -196,7 +196,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// buf.push(1);
     /// assert_eq!(*buf, [1]);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn get(&self) -> Pooled<'_, T> {
         let mut guard = Pooled::empty(self);
         let slot = guard.slot();
@@ -341,10 +341,10 @@ impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
 impl<T: 'static> Drop for Pool<T> {
     fn drop(&mut self) {
         if let Some(storage) = self.storage.get() {
-            storage.close();
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
             decay::step(storage, 2);
+            storage.close();
         }
     }
 }

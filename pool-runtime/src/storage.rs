@@ -47,8 +47,14 @@ impl<T: 'static> Storage<T> {
         self.closed.load(Ordering::Relaxed)
     }
 
+    /// The owning `Pool` is gone. Its thread caches are let go of here
+    /// (each is an `Arc` that holds this storage: keeping them would make a
+    /// cycle); the threads' tables drop theirs when the thread next links a
+    /// pool, or exits.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::Relaxed);
+        let caches = core::mem::take(&mut *lock(&self.caches));
+        drop(caches);
     }
 
     pub(crate) fn register(&self, cache: Arc<ThreadCache<T>>) {
