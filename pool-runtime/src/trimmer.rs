@@ -12,9 +12,12 @@ use std::time::Duration;
 /// dropped (or [`stop`](Trimmer::stop)ped); [`Trimmer::detach`] keeps it
 /// running for the life of the process.
 ///
-/// Threads that stay alive but stop using a pool keep their private cache
-/// (at most `LOCAL_CACHE_SIZE` values per pool) until they use the pool again
-/// or exit: a trim cannot reach into another thread's cache.
+/// A trim reaches every thread's cache too, so threads that stay alive but
+/// stop using a pool hold nothing of it after two intervals.
+///
+/// A panic in an idle value's `Drop` is caught and counted
+/// (`Stats::drop_panics`) by the trim itself; the thread also catches any
+/// other panic of a trim, so it keeps running whatever a trim meets.
 ///
 /// # Errors
 ///
@@ -35,7 +38,9 @@ pub fn spawn(interval: Duration) -> std::io::Result<Trimmer> {
         .spawn(move || {
             // A message or a dropped sender both mean "stop".
             while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
-                crate::trim_all();
+                // `trim_all` already survives panicking `Drop`s; this keeps
+                // the thread alive through anything else a trim might meet.
+                let _ = std::panic::catch_unwind(crate::trim_all);
             }
         })?;
     Ok(Trimmer {
@@ -85,9 +90,9 @@ impl Drop for Trimmer {
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
-            // A panic in the trimmer thread (a value's `Drop` panicked during a
-            // trim) has already been reported by the panic hook.
-            let _ = thread.join();
+            // The thread's loop catches every panic, so it cannot end in one.
+            let joined = thread.join();
+            debug_assert!(joined.is_ok(), "the trimmer thread ended in a panic");
         }
     }
 }
