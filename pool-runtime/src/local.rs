@@ -74,7 +74,8 @@ impl<T> Stack<T> {
         let (Some(item), Some(&size)) = (self.items.get_mut(i), self.sizes.get(i)) else {
             return false;
         };
-        *out = item.take();
+        // `out` is `None`: replacing it needs no drop (and no drop check).
+        core::mem::forget(core::mem::replace(out, item.take()));
         self.len = i;
         // Pops come from the back: keep the aged prefix within the list.
         self.aged = self.aged.min(i);
@@ -93,7 +94,8 @@ impl<T> Stack<T> {
         let (Some(item), Some(size)) = (self.items.get_mut(i), self.sizes.get_mut(i)) else {
             return false;
         };
-        *item = slot.take();
+        // A slot at or past `len` is `None`: no drop (and no drop check).
+        core::mem::forget(core::mem::replace(item, slot.take()));
         *size = bytes;
         self.bytes += bytes;
         self.len = i + 1;
