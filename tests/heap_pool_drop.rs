@@ -65,5 +65,9 @@ fn a_dropped_heap_pool_leaks_nothing_while_its_thread_lives() {
     for _ in 0..100 {
         use_and_drop_a_heap_pool();
     }
-    assert_eq!(live_bytes() - before, 0, "bytes leaked by 100 dropped pools");
+    assert_eq!(
+        live_bytes() - before,
+        0,
+        "bytes leaked by 100 dropped pools"
+    );
 }
