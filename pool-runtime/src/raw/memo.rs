@@ -45,3 +45,31 @@ pub(crate) fn put<P: 'static>(value: &'static P) {
         memo.next.set((way + 1) % WAYS);
     });
 }
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+
+    static A: u8 = 1;
+    static B: u16 = 2;
+
+    #[test]
+    fn the_memo_answers_by_type_and_forgets_the_oldest() {
+        assert!(get::<u32>().is_none());
+        put(&A);
+        put(&B);
+        assert_eq!(get::<u8>(), Some(&1));
+        assert_eq!(get::<u16>(), Some(&2));
+        // Four more types push both out.
+        static C: [u8; 1] = [3];
+        static D: [u8; 2] = [4; 2];
+        static E: [u8; 3] = [5; 3];
+        static F: [u8; 4] = [6; 4];
+        put(&C);
+        put(&D);
+        put(&E);
+        put(&F);
+        assert!(get::<u8>().is_none() && get::<u16>().is_none());
+        assert_eq!(get::<[u8; 4]>(), Some(&[6; 4]));
+    }
+}

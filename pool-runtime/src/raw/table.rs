@@ -240,3 +240,104 @@ pub(crate) fn evict_all() {
     });
     evict(entries.unwrap_or_default());
 }
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize};
+
+    /// Counts its evictions; closed on request.
+    #[derive(Default)]
+    struct Probe {
+        evicted: AtomicUsize,
+        closed: AtomicBool,
+    }
+
+    /// A head sharing a probe with the test.
+    struct TestHead(Arc<Probe>);
+
+    impl Head<()> for TestHead {
+        fn evict(owner: Owner<'_, (), Self>) {
+            owner.head().0.evicted.fetch_add(1, Ordering::Relaxed);
+        }
+
+        fn is_closed(&self) -> bool {
+            self.0.closed.load(Ordering::Relaxed)
+        }
+    }
+
+    fn tenant() -> (Arc<Tenant<(), TestHead>>, Arc<Probe>) {
+        let probe = Arc::new(Probe::default());
+        (
+            Arc::new(Tenant::new((), TestHead(Arc::clone(&probe)))),
+            probe,
+        )
+    }
+
+    /// The probe of the tenant `key` finds on this thread, if any.
+    fn found(key: &Key<(), TestHead>) -> Option<Arc<Probe>> {
+        with(key, |owner| Arc::clone(&owner.head().0))
+    }
+
+    #[test]
+    fn a_key_finds_only_the_tenant_linked_to_it() {
+        let (a, b) = (Key::new(), Key::new());
+        assert!(found(&a).is_none());
+        let (tenant, probe) = tenant();
+        assert!(link(&a, tenant));
+        assert!(Arc::ptr_eq(&found(&a).unwrap(), &probe));
+        assert!(found(&b).is_none());
+    }
+
+    #[test]
+    fn a_reused_index_does_not_find_the_old_tenant() {
+        let old = Key::<(), TestHead>::new();
+        assert!(link(&old, tenant().0));
+        let index = old.index;
+        drop(old);
+        let new = Key::<(), TestHead>::new();
+        // Another test may take the freed index first; when this key has it,
+        // the old entry must not answer for it.
+        if new.index == index {
+            assert!(found(&new).is_none());
+        }
+    }
+
+    #[test]
+    fn no_link_from_inside_an_operation() {
+        let (outer, inner) = (Key::new(), Key::new());
+        assert!(link(&outer, tenant().0));
+        assert_eq!(with(&outer, |_| link(&inner, tenant().0)), Some(false));
+        assert!(found(&inner).is_none());
+    }
+
+    #[test]
+    fn closed_tenants_leave_the_table_at_the_next_link() {
+        let (a, b) = (Key::new(), Key::new());
+        let (tenant_a, probe_a) = tenant();
+        assert!(link(&a, tenant_a));
+        probe_a.closed.store(true, Ordering::Relaxed);
+        assert!(found(&a).is_some());
+        assert!(link(&b, tenant().0));
+        assert!(found(&a).is_none());
+        // Leaving the table is not an eviction: the pool is gone.
+        assert_eq!(probe_a.evicted.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn an_exiting_thread_evicts_each_of_its_tenants_once() {
+        let keys = Arc::new((Key::new(), Key::new()));
+        let (tenant_a, probe_a) = tenant();
+        let (tenant_b, probe_b) = tenant();
+        // `join`, not a scope: it waits for the thread's destructors.
+        let keys_there = Arc::clone(&keys);
+        std::thread::spawn(move || {
+            assert!(link(&keys_there.0, tenant_a));
+            assert!(link(&keys_there.1, tenant_b));
+        })
+        .join()
+        .unwrap();
+        assert_eq!(probe_a.evicted.load(Ordering::Relaxed), 1);
+        assert_eq!(probe_b.evicted.load(Ordering::Relaxed), 1);
+    }
+}
