@@ -105,7 +105,9 @@ WORKLOADS = {
         "5. Request struct",
         "Derived `Request { id, body: String, headers: Vec<(String, String)>, query: Option<String> }` "
         "filled like a parsed HTTP request (196-byte body, 6 headers, a query), then reset. "
-        "The header strings are fresh allocations for every contender (a `Vec` reset drops its elements).",
+        "`request`: the header strings are fresh allocations for every contender (a `Vec` reset drops its elements). "
+        "`recycled`: `RecycledRequest`, the same with `headers: RecycleVec<(String, String)>` and "
+        "`query: RecycleOption<String>`, whose resets keep the strings for the next request.",
     ),
     "6_producer_consumer": (
         "6. Producer/consumer",

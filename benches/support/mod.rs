@@ -9,7 +9,7 @@
 //! look for items warned about in all of them.)
 
 use lockfree_object_pool::{LinearObjectPool, SpinLockObjectPool};
-use poolable::{Pool, Poolable, Reset};
+use poolable::{Pool, Poolable, RecycleOption, RecycleVec, Reset};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -74,6 +74,16 @@ pub struct Request {
     pub query: Option<String>,
 }
 
+/// Workload 5, recycled: the same request, with headers whose strings and a
+/// query whose buffer survive the reset (`RecycleVec`, `RecycleOption`).
+#[derive(Poolable, Default)]
+pub struct RecycledRequest {
+    pub id: u64,
+    pub body: String,
+    pub headers: RecycleVec<(String, String)>,
+    pub query: RecycleOption<String>,
+}
+
 /// What every pooled type needs so that all contenders can hold it: the
 /// poolable reset, sharded-slab's `Clear`, poolshark's `IsoPoolable`, and the
 /// thread-local slots of the hand-written baseline and of the floor.
@@ -111,6 +121,7 @@ item!(Vec<u8>);
 item!(Obj);
 item!(Small);
 item!(Request);
+item!(RecycledRequest);
 
 /// The peers' reset hooks call the same `Reset::reset` as poolable, so every
 /// contender does the same reset work.
@@ -146,6 +157,7 @@ macro_rules! peer_traits {
 peer_traits!(Obj);
 peer_traits!(Small);
 peer_traits!(Request);
+peer_traits!(RecycledRequest);
 
 // --------------------------------------------------------------- contenders
 
@@ -861,7 +873,7 @@ pub fn bench_workers(
 
 /// The workloads, shared by the criterion benches and `alloc_count`.
 pub mod work {
-    use super::{Request, Small};
+    use super::{RecycledRequest, Request, Small};
     use std::hint::black_box;
     use std::io::{self, Write};
 
@@ -947,6 +959,21 @@ pub mod work {
         r.headers
             .extend(HEADERS.iter().map(|&(k, v)| (k.to_owned(), v.to_owned())));
         r.query = Some("page=2&sort=asc".to_owned());
+        black_box(&*r);
+    }
+
+    /// 5, recycled: the same fields filled into the elements the previous
+    /// request left (a fresh one allocates as `request` does).
+    #[inline(never)]
+    pub fn request_recycled(r: &mut RecycledRequest, i: u64) {
+        r.id = i;
+        r.body.push_str(BODY);
+        for &(k, v) in &HEADERS {
+            let (name, value) = r.headers.push_reset();
+            name.push_str(k);
+            value.push_str(v);
+        }
+        r.query.get_or_insert_reset().push_str("page=2&sort=asc");
         black_box(&*r);
     }
 
