@@ -6,7 +6,7 @@
 //!
 //! Run with `cargo run --example quickstart`.
 
-use poolable::{Poolable, Pooled};
+use poolable::{Poolable, Pooled, RecycleVec};
 
 #[derive(Poolable, Default, Debug)]
 #[poolable(max_bytes = 64 << 10)]
@@ -14,7 +14,8 @@ struct Request {
     user: String,
     #[poolable(zeroize)]
     secret: Vec<u8>,
-    headers: Vec<(String, String)>,
+    /// Reset keeps the header strings, emptied, for the next request.
+    headers: RecycleVec<(String, String)>,
     trace_id: Option<u64>,
     retries: u8,
 }
@@ -29,7 +30,9 @@ fn handle(user: &str, secret: Option<&str>) -> (usize, String) {
     if let Some(secret) = secret {
         req.secret.extend_from_slice(secret.as_bytes());
     }
-    req.headers.push(("x-user".into(), user.into()));
+    let (name, value) = req.headers.push_reset();
+    name.push_str("x-user");
+    value.push_str(user);
     req.trace_id = Some(42);
     let line = format!(
         "user={} secret={}",

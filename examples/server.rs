@@ -10,7 +10,7 @@
 //! Run with `cargo run --release --example server` (debug builds work too,
 //! more slowly).
 
-use poolable::{Pool, Poolable, Pooled, Stats, trim_all};
+use poolable::{Pool, Poolable, Pooled, RecycleVec, Stats, trim_all};
 use std::io::Write;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -41,9 +41,10 @@ static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes(64 << 10).max_retained(2 * QU
 struct Request {
     method: String,
     path: String,
-    /// Keep room for 16 headers at most; a request with more shrinks back.
+    /// The reset keeps the header strings (emptied) for the next request,
+    /// 16 at most; a request with more shrinks back.
     #[poolable(max_capacity = 16)]
-    headers: Vec<(String, String)>,
+    headers: RecycleVec<(String, String)>,
     /// The bearer token: wiped, spare capacity included, on every return.
     #[poolable(zeroize)]
     token: Vec<u8>,
@@ -95,7 +96,9 @@ fn parse(raw: &[u8]) -> Pooled<'static, Request> {
             let token = value.strip_prefix("Bearer ").unwrap_or(value);
             req.token.extend_from_slice(token.as_bytes());
         } else {
-            req.headers.push((name.to_owned(), value.to_owned()));
+            let (kept_name, kept_value) = req.headers.push_reset();
+            kept_name.push_str(name);
+            kept_value.push_str(value);
         }
     }
     req.body.extend_from_slice(&raw[split + 4..]);

@@ -107,7 +107,9 @@ WORKLOADS = {
         "filled like a parsed HTTP request (196-byte body, 6 headers, a query), then reset. "
         "`request`: the header strings are fresh allocations for every contender (a `Vec` reset drops its elements). "
         "`recycled`: `RecycledRequest`, the same with `headers: RecycleVec<(String, String)>` and "
-        "`query: RecycleOption<String>`, whose resets keep the strings for the next request.",
+        "`query: RecycleOption<String>`, whose resets keep the strings for the next request; "
+        "its plain row is a fresh `RecycledRequest` per op, so compare the pooled `recycled` figures "
+        "with the plain `request` one, the allocation they replace.",
     ),
     "6_producer_consumer": (
         "6. Producer/consumer",
