@@ -459,7 +459,11 @@
 //! A [`Pooled`] guard is `Send` when `T` is, so a value can be taken on one
 //! thread and returned from another, sent through a channel, or held across
 //! an `.await` in a multi-threaded runtime. A guard from a `static` pool (or
-//! `T::pool()`) is `Pooled<'static, T>`, so it fits in a spawned task.
+//! `T::pool()`) is `Pooled<'static, T>`, so it fits in a spawned task. A
+//! pool held in application state as an `Arc<Pool<T>>` hands out such guards
+//! too, with [`Pool::get_owned`]: an [`OwnedPooled<T>`](OwnedPooled) holds a
+//! clone of the `Arc`, and behaves exactly like [`Pooled`] (both are a
+//! [`PoolGuard`]).
 //!
 //! ```
 //! use poolable::{Pool, Pooled};

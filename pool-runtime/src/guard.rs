@@ -5,6 +5,7 @@ use crate::pool::Pool;
 use crate::stats::Event;
 use core::fmt;
 use core::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// A value borrowed from a [`Pool`]; dropping it resets the value and returns
 /// it to the pool.
@@ -41,22 +42,50 @@ use core::ops::{Deref, DerefMut};
 /// std::thread::spawn(move || assert_eq!(&buf[..], b"hello")).join().unwrap();
 /// assert_eq!(BUFS.stats().puts, 1);
 /// ```
-pub struct Pooled<'a, T: Reset + Send + 'static> {
-    pool: &'a Pool<T>,
+pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
+
+/// A value taken with [`Pool::get_owned`]: like [`Pooled`], but it holds an
+/// [`Arc`] of its pool instead of a borrow, so it is `'static` and can move
+/// into a spawned thread or task (`tokio::spawn`) whatever owns the pool.
+///
+/// It is the same guard type as [`Pooled`] (a [`PoolGuard`]): dropping it,
+/// [`into_inner`](PoolGuard::into_inner), a drop during a panic and the
+/// stats behave exactly alike.
+///
+/// ```
+/// use poolable::{OwnedPooled, Pool};
+/// use std::sync::Arc;
+///
+/// let pool: Arc<Pool<Vec<u8>>> = Arc::new(Pool::new());
+/// let mut buf: OwnedPooled<Vec<u8>> = pool.get_owned();
+/// buf.extend_from_slice(b"hello");
+/// let worker = std::thread::spawn(move || buf.len()); // `'static`: moves freely
+/// assert_eq!(worker.join().unwrap(), 5);
+/// assert_eq!(pool.stats().puts, 1); // returned by the worker
+/// ```
+pub type OwnedPooled<T> = PoolGuard<T, Arc<Pool<T>>>;
+
+/// The guard behind [`Pooled`] (a borrowed pool, from [`Pool::get`]) and
+/// [`OwnedPooled`] (a shared pool, from [`Pool::get_owned`]); `P` is how it
+/// reaches its pool. Everything a guard does is written once, here, for
+/// both.
+pub struct PoolGuard<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> {
+    pool: P,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
     // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
     // is cheaper pooled as `Box<T>` (see the guide).
     value: Option<T>,
 }
 
-impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> PoolGuard<T, P> {
     #[inline(always)]
     /// A guard with no value yet, for [`Pool::get`] to fill in place
     /// (through [`slot`](Self::slot)) before it returns the guard.
-    pub(crate) fn empty(pool: &'a Pool<T>) -> Self {
-        Pooled { pool, value: None }
+    pub(crate) fn empty(pool: P) -> Self {
+        PoolGuard { pool, value: None }
     }
 
+    #[inline(always)]
     pub(crate) fn slot(&mut self) -> &mut Option<T> {
         &mut self.value
     }
@@ -82,7 +111,9 @@ impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
             None => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
     }
+}
 
+impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     /// The pool this value returns to.
     ///
     /// ```
@@ -98,7 +129,23 @@ impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
     }
 }
 
-impl<T: Reset + Send + 'static> Deref for Pooled<'_, T> {
+impl<T: Reset + Send + 'static> OwnedPooled<T> {
+    /// The pool this value returns to.
+    ///
+    /// ```
+    /// use poolable::{OwnedPooled, Pool};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = Arc::new(Pool::<String>::new());
+    /// let name = pool.get_owned();
+    /// assert!(Arc::ptr_eq(OwnedPooled::pool(&name), &pool));
+    /// ```
+    pub fn pool(this: &Self) -> &Arc<Pool<T>> {
+        &this.pool
+    }
+}
+
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Deref for PoolGuard<T, P> {
     type Target = T;
 
     #[inline]
@@ -110,7 +157,7 @@ impl<T: Reset + Send + 'static> Deref for Pooled<'_, T> {
     }
 }
 
-impl<T: Reset + Send + 'static> DerefMut for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> DerefMut for PoolGuard<T, P> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
         match &mut self.value {
@@ -120,7 +167,7 @@ impl<T: Reset + Send + 'static> DerefMut for Pooled<'_, T> {
     }
 }
 
-impl<T: Reset + Send + 'static> Drop for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Drop for PoolGuard<T, P> {
     #[inline(always)]
     fn drop(&mut self) {
         if std::thread::panicking() {
@@ -134,7 +181,9 @@ impl<T: Reset + Send + 'static> Drop for Pooled<'_, T> {
     }
 }
 
-impl<T: Reset + Send + 'static + fmt::Debug> fmt::Debug for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + fmt::Debug, P: Deref<Target = Pool<T>>> fmt::Debug
+    for PoolGuard<T, P>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -161,7 +210,7 @@ impl<T: Reset + Send + 'static + fmt::Debug> fmt::Debug for Pooled<'_, T> {
 /// assert_eq!(len_of(&buf), 3); // the guard itself, no `*` needed
 /// assert_eq!(len_of(buf), 3);
 /// ```
-impl<T: Reset + Send + 'static> AsRef<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsRef<T> for PoolGuard<T, P> {
     #[inline]
     fn as_ref(&self) -> &T {
         self
@@ -182,7 +231,7 @@ impl<T: Reset + Send + 'static> AsRef<T> for Pooled<'_, T> {
 /// fill(&mut buf);
 /// assert_eq!(&buf[..], b"filled");
 /// ```
-impl<T: Reset + Send + 'static> AsMut<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsMut<T> for PoolGuard<T, P> {
     #[inline]
     fn as_mut(&mut self) -> &mut T {
         self
@@ -202,7 +251,9 @@ impl<T: Reset + Send + 'static> AsMut<T> for Pooled<'_, T> {
 /// let value: &String = name.borrow();
 /// assert_eq!(value, "ada");
 /// ```
-impl<T: Reset + Send + 'static> core::borrow::Borrow<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::Borrow<T>
+    for PoolGuard<T, P>
+{
     #[inline]
     fn borrow(&self) -> &T {
         self
@@ -221,7 +272,9 @@ impl<T: Reset + Send + 'static> core::borrow::Borrow<T> for Pooled<'_, T> {
 /// value.push_str("ada");
 /// assert_eq!(*name, "ada");
 /// ```
-impl<T: Reset + Send + 'static> core::borrow::BorrowMut<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::BorrowMut<T>
+    for PoolGuard<T, P>
+{
     #[inline]
     fn borrow_mut(&mut self) -> &mut T {
         self
@@ -238,7 +291,9 @@ impl<T: Reset + Send + 'static> core::borrow::BorrowMut<T> for Pooled<'_, T> {
 /// greeting.push_str("hello");
 /// assert_eq!(format!("{greeting}!"), "hello!");
 /// ```
-impl<T: Reset + Send + 'static + fmt::Display> fmt::Display for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + fmt::Display, P: Deref<Target = Pool<T>>> fmt::Display
+    for PoolGuard<T, P>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
@@ -255,7 +310,9 @@ impl<T: Reset + Send + 'static + fmt::Display> fmt::Display for Pooled<'_, T> {
 /// assert!(buf == vec![1]);
 /// assert!(buf != vec![2]);
 /// ```
-impl<T: Reset + Send + 'static + PartialEq> PartialEq<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + PartialEq, P: Deref<Target = Pool<T>>> PartialEq<T>
+    for PoolGuard<T, P>
+{
     #[inline]
     fn eq(&self, other: &T) -> bool {
         **self == *other
@@ -275,13 +332,15 @@ impl<T: Reset + Send + 'static + PartialEq> PartialEq<T> for Pooled<'_, T> {
 /// b.push_str("y");
 /// assert!(a != b);
 /// ```
-impl<'b, T, U> PartialEq<Pooled<'b, U>> for Pooled<'_, T>
+impl<T, U, P, Q> PartialEq<PoolGuard<U, Q>> for PoolGuard<T, P>
 where
     T: Reset + Send + 'static + PartialEq<U>,
     U: Reset + Send + 'static,
+    P: Deref<Target = Pool<T>>,
+    Q: Deref<Target = Pool<U>>,
 {
     #[inline]
-    fn eq(&self, other: &Pooled<'b, U>) -> bool {
+    fn eq(&self, other: &PoolGuard<U, Q>) -> bool {
         **self == **other
     }
 }
@@ -298,7 +357,7 @@ where
 /// assert_eq_trait(&id);
 /// assert!(id == pool.get());
 /// ```
-impl<T: Reset + Send + 'static + Eq> Eq for Pooled<'_, T> {}
+impl<T: Reset + Send + 'static + Eq, P: Deref<Target = Pool<T>>> Eq for PoolGuard<T, P> {}
 
 /// Order the pooled value against a plain `T`.
 ///
@@ -311,7 +370,9 @@ impl<T: Reset + Send + 'static + Eq> Eq for Pooled<'_, T> {}
 /// assert!(n > 3);
 /// assert!(n < 9);
 /// ```
-impl<T: Reset + Send + 'static + PartialOrd> PartialOrd<T> for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + PartialOrd, P: Deref<Target = Pool<T>>> PartialOrd<T>
+    for PoolGuard<T, P>
+{
     #[inline]
     fn partial_cmp(&self, other: &T) -> Option<core::cmp::Ordering> {
         (**self).partial_cmp(other)
@@ -329,13 +390,15 @@ impl<T: Reset + Send + 'static + PartialOrd> PartialOrd<T> for Pooled<'_, T> {
 /// b.push_str("banana");
 /// assert!(a < b);
 /// ```
-impl<'b, T, U> PartialOrd<Pooled<'b, U>> for Pooled<'_, T>
+impl<T, U, P, Q> PartialOrd<PoolGuard<U, Q>> for PoolGuard<T, P>
 where
     T: Reset + Send + 'static + PartialOrd<U>,
     U: Reset + Send + 'static,
+    P: Deref<Target = Pool<T>>,
+    Q: Deref<Target = Pool<U>>,
 {
     #[inline]
-    fn partial_cmp(&self, other: &Pooled<'b, U>) -> Option<core::cmp::Ordering> {
+    fn partial_cmp(&self, other: &PoolGuard<U, Q>) -> Option<core::cmp::Ordering> {
         (**self).partial_cmp(&**other)
     }
 }
@@ -358,7 +421,7 @@ where
 /// let sorted: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
 /// assert_eq!(sorted, ["apple", "fig", "pear"]);
 /// ```
-impl<T: Reset + Send + 'static + Ord> Ord for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + Ord, P: Deref<Target = Pool<T>>> Ord for PoolGuard<T, P> {
     #[inline]
     fn cmp(&self, other: &Self) -> core::cmp::Ordering {
         (**self).cmp(&**other)
@@ -380,7 +443,9 @@ impl<T: Reset + Send + 'static + Ord> Ord for Pooled<'_, T> {
 /// seen.insert(key);
 /// assert!(seen.contains(&String::from("ada")));
 /// ```
-impl<T: Reset + Send + 'static + core::hash::Hash> core::hash::Hash for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + core::hash::Hash, P: Deref<Target = Pool<T>>> core::hash::Hash
+    for PoolGuard<T, P>
+{
     #[inline]
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         (**self).hash(state);
@@ -405,7 +470,9 @@ impl<T: Reset + Send + 'static + core::hash::Hash> core::hash::Hash for Pooled<'
 /// assert_eq!(&buf[..], b"id=7");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + std::io::Write> std::io::Write for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + std::io::Write, P: Deref<Target = Pool<T>>> std::io::Write
+    for PoolGuard<T, P>
+{
     #[inline]
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         (**self).write(buf)
@@ -449,7 +516,9 @@ impl<T: Reset + Send + 'static + std::io::Write> std::io::Write for Pooled<'_, T
 /// assert!(queue.is_empty());
 /// # Ok::<(), std::io::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + std::io::Read> std::io::Read for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + std::io::Read, P: Deref<Target = Pool<T>>> std::io::Read
+    for PoolGuard<T, P>
+{
     #[inline]
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         (**self).read(buf)
@@ -490,7 +559,9 @@ impl<T: Reset + Send + 'static + std::io::Read> std::io::Read for Pooled<'_, T> 
 /// assert_eq!(*line, "2+2=4!");
 /// # Ok::<(), std::fmt::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + fmt::Write> fmt::Write for Pooled<'_, T> {
+impl<T: Reset + Send + 'static + fmt::Write, P: Deref<Target = Pool<T>>> fmt::Write
+    for PoolGuard<T, P>
+{
     #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
         (**self).write_str(s)

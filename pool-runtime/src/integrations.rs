@@ -54,9 +54,10 @@ use core::mem::size_of;
 /// # }
 /// ```
 #[cfg(feature = "serde")]
-impl<T> serde::Serialize for crate::Pooled<'_, T>
+impl<T, P> serde::Serialize for crate::PoolGuard<T, P>
 where
     T: Reset + Send + 'static + serde::Serialize,
+    P: core::ops::Deref<Target = crate::Pool<T>>,
 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(serializer)

@@ -58,7 +58,7 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
-pub use guard::Pooled;
+pub use guard::{OwnedPooled, PoolGuard, Pooled};
 pub use policy::{DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE};
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};

@@ -5,7 +5,7 @@
 
 use crate::Reset;
 use crate::decay;
-use crate::guard::Pooled;
+use crate::guard::{OwnedPooled, PoolGuard, Pooled};
 use crate::local;
 use crate::policy::{self, Limits, Policy};
 use crate::registry;
@@ -198,13 +198,40 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline(always)]
     pub fn get(&self) -> Pooled<'_, T> {
-        let mut guard = Pooled::empty(self);
-        let slot = guard.slot();
+        let mut guard = PoolGuard::empty(self);
+        self.take_into(guard.slot());
+        guard
+    }
+
+    /// [`get`](Pool::get) for a pool behind an [`Arc`](std::sync::Arc): the
+    /// guard holds a clone of the `Arc` instead of a borrow, so it is
+    /// `'static` and can be moved into a spawned thread or task. It behaves
+    /// exactly like the guard `get` returns.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    /// use std::sync::Arc;
+    ///
+    /// let pool = Arc::new(Pool::<String>::new());
+    /// let mut name = pool.get_owned();
+    /// name.push_str("ada");
+    /// std::thread::spawn(move || assert_eq!(*name, "ada")).join().unwrap();
+    /// assert_eq!(pool.stats().puts, 1);
+    /// ```
+    #[inline]
+    pub fn get_owned(self: &std::sync::Arc<Self>) -> OwnedPooled<T> {
+        let mut guard = PoolGuard::empty(std::sync::Arc::clone(self));
+        self.take_into(guard.slot());
+        guard
+    }
+
+    /// Fill `slot` (which is `None`) with an idle value, else a new one.
+    #[inline(always)]
+    fn take_into(&self, slot: &mut Option<T>) {
         local::take_into(self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
-        guard
     }
 
     /// A miss: construct a value. A panicking constructor leaves the pool
