@@ -230,6 +230,26 @@
 //! assert!(Upload::pool().get().body.capacity() <= 4096);
 //! ```
 //!
+//! Byte buffers of mixed sizes are best pooled by size class: a single
+//! `Pool<Vec<u8>>` hands its one 60 KiB buffer to a 100-byte request, and
+//! every buffer ends up the size of the largest request it has seen. A
+//! [`BufferPool`] keeps one pool per power-of-two capacity, takes from the
+//! smallest class that holds the request, and returns a buffer to the class
+//! its capacity fits at return time:
+//!
+//! ```
+//! use poolable::BufferPool;
+//!
+//! static BUFS: BufferPool = BufferPool::new(); // 64 B .. 64 KiB classes
+//!
+//! let mut head = BUFS.get(200); // from the 256-byte class
+//! head.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+//! let body = BUFS.get(40_000); // from the 64 KiB class
+//! assert!(head.capacity() >= 200 && body.capacity() >= 40_000);
+//! drop((head, body));
+//! assert!(BUFS.get(200).capacity() < 1024); // small requests stay small
+//! ```
+//!
 //! # Choosing `max_bytes` and `max_retained`
 //!
 //! Start with the defaults, run a realistic load, and read [`Pool::stats`].

@@ -125,6 +125,28 @@ fn single_thread_steady_state_does_not_allocate() {
     assert_eq!(stats.misses, 1, "{stats}");
 }
 
+static BUFS: poolable::BufferPool = poolable::BufferPool::new();
+
+#[test]
+fn buffer_pool_steady_state_does_not_allocate() {
+    // Mixed sizes, each class warmed once: every get takes from its class.
+    let sizes = [100, 3000, 40_000, 200];
+    let once = |i: usize| {
+        let n = sizes[i % sizes.len()];
+        let mut buf = BUFS.get(n);
+        assert!(buf.is_empty());
+        buf.extend_from_slice(&BODY[..n.min(BODY.len())]);
+        black_box(&*buf);
+    };
+    for i in 0..WARM_UP_OPS {
+        once(i);
+    }
+    let ((), allocs) = count_allocs(|| (0..MEASURED_OPS).for_each(once));
+    assert_eq!(allocs, 0, "{allocs} allocations in {MEASURED_OPS} get/drop");
+    let stats = BUFS.stats();
+    assert_eq!(stats.misses, sizes.len() as u64, "{stats}");
+}
+
 /// The retention bound of `Envelope`'s pool (the attribute below takes a literal).
 const MAX_RETAINED: usize = 40;
 

@@ -65,11 +65,45 @@ pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
 /// ```
 pub type OwnedPooled<T> = PoolGuard<T, Arc<Pool<T>>>;
 
-/// The guard behind [`Pooled`] (a borrowed pool, from [`Pool::get`]) and
-/// [`OwnedPooled`] (a shared pool, from [`Pool::get_owned`]); `P` is how it
-/// reaches its pool. Everything a guard does is written once, here, for
-/// both.
-pub struct PoolGuard<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> {
+/// How a [`PoolGuard`] reaches the pool its value returns to: `&Pool<T>`,
+/// `Arc<Pool<T>>` or `&BufferPool`. Sealed: the crate implements it.
+pub trait PoolRef<T>: sealed::Home<T> {}
+
+impl<T: Reset + Send + 'static, H: sealed::Home<T>> PoolRef<T> for H {}
+
+pub(crate) mod sealed {
+    /// What a guard asks of its pool.
+    pub trait Home<T> {
+        /// Reset and keep (or drop) the value in `slot`, leaving `None`.
+        fn put_from(&self, slot: &mut Option<T>);
+        /// Count a value taken out for good (`into_inner`).
+        fn count_detached(&self);
+        /// Count a value dropped because its guard was dropped in a panic.
+        fn count_panicked(&self);
+    }
+}
+
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for P {
+    #[inline(always)]
+    fn put_from(&self, slot: &mut Option<T>) {
+        Pool::put_from(self, slot);
+    }
+
+    fn count_detached(&self) {
+        self.count_unreturned(Event::Detached);
+    }
+
+    fn count_panicked(&self) {
+        self.count_unreturned(Event::DroppedPanic);
+    }
+}
+
+/// The guard behind [`Pooled`] (a borrowed pool, from [`Pool::get`]),
+/// [`OwnedPooled`] (a shared pool, from [`Pool::get_owned`]) and
+/// [`PooledBuf`](crate::PooledBuf) (a [`BufferPool`](crate::BufferPool)'s
+/// buffer); `P` is how it reaches the pool its value returns to. Everything
+/// a guard does is written once, here, for all of them.
+pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
     pool: P,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
     // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
@@ -77,7 +111,7 @@ pub struct PoolGuard<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> {
     value: Option<T>,
 }
 
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     #[inline(always)]
     /// A guard with no value yet, for [`Pool::get`] to fill in place
     /// (through [`slot`](Self::slot)) before it returns the guard.
@@ -105,7 +139,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> PoolGuard<T, P> {
     /// assert_eq!(BUFS.stats().detached, 1);
     /// ```
     pub fn into_inner(mut this: Self) -> T {
-        this.pool.count_unreturned(Event::Detached);
+        this.pool.count_detached();
         match this.value.take() {
             Some(value) => value,
             None => unreachable!("a Pooled guard holds its value until it is consumed"),
@@ -145,7 +179,7 @@ impl<T: Reset + Send + 'static> OwnedPooled<T> {
     }
 }
 
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Deref for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> Deref for PoolGuard<T, P> {
     type Target = T;
 
     #[inline]
@@ -157,7 +191,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Deref for PoolGuard<
     }
 }
 
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> DerefMut for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> DerefMut for PoolGuard<T, P> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
         match &mut self.value {
@@ -167,12 +201,12 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> DerefMut for PoolGua
     }
 }
 
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Drop for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> Drop for PoolGuard<T, P> {
     #[inline(always)]
     fn drop(&mut self) {
         if std::thread::panicking() {
             if let Some(value) = self.value.take() {
-                self.pool.count_unreturned(Event::DroppedPanic);
+                self.pool.count_panicked();
                 drop(value);
             }
         } else {
@@ -181,9 +215,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> Drop for PoolGuard<T
     }
 }
 
-impl<T: Reset + Send + 'static + fmt::Debug, P: Deref<Target = Pool<T>>> fmt::Debug
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + fmt::Debug, P: PoolRef<T>> fmt::Debug for PoolGuard<T, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -210,7 +242,7 @@ impl<T: Reset + Send + 'static + fmt::Debug, P: Deref<Target = Pool<T>>> fmt::De
 /// assert_eq!(len_of(&buf), 3); // the guard itself, no `*` needed
 /// assert_eq!(len_of(buf), 3);
 /// ```
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsRef<T> for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> AsRef<T> for PoolGuard<T, P> {
     #[inline]
     fn as_ref(&self) -> &T {
         self
@@ -231,7 +263,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsRef<T> for PoolGua
 /// fill(&mut buf);
 /// assert_eq!(&buf[..], b"filled");
 /// ```
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsMut<T> for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static, P: PoolRef<T>> AsMut<T> for PoolGuard<T, P> {
     #[inline]
     fn as_mut(&mut self) -> &mut T {
         self
@@ -251,9 +283,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> AsMut<T> for PoolGua
 /// let value: &String = name.borrow();
 /// assert_eq!(value, "ada");
 /// ```
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::Borrow<T>
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static, P: PoolRef<T>> core::borrow::Borrow<T> for PoolGuard<T, P> {
     #[inline]
     fn borrow(&self) -> &T {
         self
@@ -272,9 +302,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::Borrow
 /// value.push_str("ada");
 /// assert_eq!(*name, "ada");
 /// ```
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::BorrowMut<T>
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static, P: PoolRef<T>> core::borrow::BorrowMut<T> for PoolGuard<T, P> {
     #[inline]
     fn borrow_mut(&mut self) -> &mut T {
         self
@@ -291,9 +319,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> core::borrow::Borrow
 /// greeting.push_str("hello");
 /// assert_eq!(format!("{greeting}!"), "hello!");
 /// ```
-impl<T: Reset + Send + 'static + fmt::Display, P: Deref<Target = Pool<T>>> fmt::Display
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + fmt::Display, P: PoolRef<T>> fmt::Display for PoolGuard<T, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
@@ -310,9 +336,7 @@ impl<T: Reset + Send + 'static + fmt::Display, P: Deref<Target = Pool<T>>> fmt::
 /// assert!(buf == vec![1]);
 /// assert!(buf != vec![2]);
 /// ```
-impl<T: Reset + Send + 'static + PartialEq, P: Deref<Target = Pool<T>>> PartialEq<T>
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + PartialEq, P: PoolRef<T>> PartialEq<T> for PoolGuard<T, P> {
     #[inline]
     fn eq(&self, other: &T) -> bool {
         **self == *other
@@ -336,8 +360,8 @@ impl<T, U, P, Q> PartialEq<PoolGuard<U, Q>> for PoolGuard<T, P>
 where
     T: Reset + Send + 'static + PartialEq<U>,
     U: Reset + Send + 'static,
-    P: Deref<Target = Pool<T>>,
-    Q: Deref<Target = Pool<U>>,
+    P: PoolRef<T>,
+    Q: PoolRef<U>,
 {
     #[inline]
     fn eq(&self, other: &PoolGuard<U, Q>) -> bool {
@@ -357,7 +381,7 @@ where
 /// assert_eq_trait(&id);
 /// assert!(id == pool.get());
 /// ```
-impl<T: Reset + Send + 'static + Eq, P: Deref<Target = Pool<T>>> Eq for PoolGuard<T, P> {}
+impl<T: Reset + Send + 'static + Eq, P: PoolRef<T>> Eq for PoolGuard<T, P> {}
 
 /// Order the pooled value against a plain `T`.
 ///
@@ -370,9 +394,7 @@ impl<T: Reset + Send + 'static + Eq, P: Deref<Target = Pool<T>>> Eq for PoolGuar
 /// assert!(n > 3);
 /// assert!(n < 9);
 /// ```
-impl<T: Reset + Send + 'static + PartialOrd, P: Deref<Target = Pool<T>>> PartialOrd<T>
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + PartialOrd, P: PoolRef<T>> PartialOrd<T> for PoolGuard<T, P> {
     #[inline]
     fn partial_cmp(&self, other: &T) -> Option<core::cmp::Ordering> {
         (**self).partial_cmp(other)
@@ -394,8 +416,8 @@ impl<T, U, P, Q> PartialOrd<PoolGuard<U, Q>> for PoolGuard<T, P>
 where
     T: Reset + Send + 'static + PartialOrd<U>,
     U: Reset + Send + 'static,
-    P: Deref<Target = Pool<T>>,
-    Q: Deref<Target = Pool<U>>,
+    P: PoolRef<T>,
+    Q: PoolRef<U>,
 {
     #[inline]
     fn partial_cmp(&self, other: &PoolGuard<U, Q>) -> Option<core::cmp::Ordering> {
@@ -421,7 +443,7 @@ where
 /// let sorted: Vec<&str> = words.iter().map(|w| w.as_str()).collect();
 /// assert_eq!(sorted, ["apple", "fig", "pear"]);
 /// ```
-impl<T: Reset + Send + 'static + Ord, P: Deref<Target = Pool<T>>> Ord for PoolGuard<T, P> {
+impl<T: Reset + Send + 'static + Ord, P: PoolRef<T>> Ord for PoolGuard<T, P> {
     #[inline]
     fn cmp(&self, other: &Self) -> core::cmp::Ordering {
         (**self).cmp(&**other)
@@ -443,7 +465,7 @@ impl<T: Reset + Send + 'static + Ord, P: Deref<Target = Pool<T>>> Ord for PoolGu
 /// seen.insert(key);
 /// assert!(seen.contains(&String::from("ada")));
 /// ```
-impl<T: Reset + Send + 'static + core::hash::Hash, P: Deref<Target = Pool<T>>> core::hash::Hash
+impl<T: Reset + Send + 'static + core::hash::Hash, P: PoolRef<T>> core::hash::Hash
     for PoolGuard<T, P>
 {
     #[inline]
@@ -470,9 +492,7 @@ impl<T: Reset + Send + 'static + core::hash::Hash, P: Deref<Target = Pool<T>>> c
 /// assert_eq!(&buf[..], b"id=7");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + std::io::Write, P: Deref<Target = Pool<T>>> std::io::Write
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + std::io::Write, P: PoolRef<T>> std::io::Write for PoolGuard<T, P> {
     #[inline]
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         (**self).write(buf)
@@ -516,9 +536,7 @@ impl<T: Reset + Send + 'static + std::io::Write, P: Deref<Target = Pool<T>>> std
 /// assert!(queue.is_empty());
 /// # Ok::<(), std::io::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + std::io::Read, P: Deref<Target = Pool<T>>> std::io::Read
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + std::io::Read, P: PoolRef<T>> std::io::Read for PoolGuard<T, P> {
     #[inline]
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         (**self).read(buf)
@@ -559,9 +577,7 @@ impl<T: Reset + Send + 'static + std::io::Read, P: Deref<Target = Pool<T>>> std:
 /// assert_eq!(*line, "2+2=4!");
 /// # Ok::<(), std::fmt::Error>(())
 /// ```
-impl<T: Reset + Send + 'static + fmt::Write, P: Deref<Target = Pool<T>>> fmt::Write
-    for PoolGuard<T, P>
-{
+impl<T: Reset + Send + 'static + fmt::Write, P: PoolRef<T>> fmt::Write for PoolGuard<T, P> {
     #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
         (**self).write_str(s)

@@ -57,7 +57,7 @@ use core::mem::size_of;
 impl<T, P> serde::Serialize for crate::PoolGuard<T, P>
 where
     T: Reset + Send + 'static + serde::Serialize,
-    P: core::ops::Deref<Target = crate::Pool<T>>,
+    P: crate::guard::PoolRef<T>,
 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(serializer)

@@ -8,7 +8,9 @@
 //! Where things are (data flows down this list on a get, and back up on a
 //! return):
 //! - `pool`: [`Pool`] (get, put, trim, clear, stats) and the size cap.
-//! - `guard`: [`Pooled`].
+//! - `guard`: [`Pooled`] and [`OwnedPooled`], both a [`PoolGuard`].
+//! - `buffer`: [`BufferPool`], byte buffers by size class, one [`Pool`] per
+//!   class.
 //! - `local`: the thread tier, each thread's cache (the fast path).
 //! - `shard`: the shared tier, shards and stealing.
 //! - `decay`: the two-trim rule, for both tiers.
@@ -40,6 +42,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod buffer;
 mod decay;
 mod guard;
 mod integrations;
@@ -58,7 +61,8 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
-pub use guard::{OwnedPooled, PoolGuard, Pooled};
+pub use buffer::{BufferPool, ClassStats, PooledBuf};
+pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
 pub use policy::{DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE};
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};

@@ -227,7 +227,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
 
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
-    fn take_into(&self, slot: &mut Option<T>) {
+    pub(crate) fn take_into(&self, slot: &mut Option<T>) {
         local::take_into(self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
@@ -281,6 +281,19 @@ impl<T: Reset + Send + 'static> Pool<T> {
         } else {
             local::give_from(storage, slot, bytes);
         }
+    }
+
+    /// Count a get that the caller serves with a value made outside the
+    /// pool (a miss).
+    pub(crate) fn count_fresh(&self) {
+        let storage = self.storage();
+        local::count(storage, Event::Get);
+        local::count(storage, Event::Miss);
+    }
+
+    /// The size cap, for a container of pools whose setters are `const`.
+    pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
+        self.policy.max_bytes = bytes;
     }
 
     /// Count a value that leaves the pool's accounting without being

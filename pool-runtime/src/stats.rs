@@ -103,6 +103,21 @@ impl Stats {
         created - placed
     }
 
+    /// Add `other` into these totals (the pools of a `BufferPool`).
+    pub(crate) fn add(&mut self, other: &Stats) {
+        self.gets += other.gets;
+        self.misses += other.misses;
+        self.puts += other.puts;
+        self.dropped_oversize += other.dropped_oversize;
+        self.dropped_full += other.dropped_full;
+        self.dropped_panic += other.dropped_panic;
+        self.dropped_idle += other.dropped_idle;
+        self.detached += other.detached;
+        self.retained += other.retained;
+        self.retained_bytes += other.retained_bytes;
+        self.drop_panics += other.drop_panics;
+    }
+
     /// Values dropped on return for any reason (oversize, full, panic).
     ///
     /// ```
