@@ -9,6 +9,7 @@ use crate::guard::{OwnedPooled, PoolGuard, Pooled};
 use crate::local;
 use crate::policy::{self, Limits, Policy};
 use crate::registry;
+use crate::shard::Entry;
 use crate::stats::{Event, Stats};
 use crate::storage::Storage;
 use crate::sync::Arc;
@@ -68,13 +69,30 @@ use once_cell::race::OnceBox;
 /// assert_eq!(buf.as_ptr(), first); // same allocation, reused
 /// ```
 pub struct Pool<T: 'static> {
-    new: fn() -> T,
+    new: New<T>,
     policy: Policy,
     // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: its lazy init
     // is lock-free. Two threads that race on first use each allocate the
     // storage, one wins, and the other frees its copy: no thread ever blocks
     // behind another's initialisation, and the fast path is one acquire load.
     storage: OnceBox<Arc<Storage<T>>>,
+}
+
+/// How a pool makes a value on a miss: a plain function (what `const`
+/// constructors can hold) or a closure (heap pools built at run time). Only
+/// a miss looks at it.
+enum New<T> {
+    Fn(fn() -> T),
+    Closure(Box<dyn Fn() -> T + Send + Sync>),
+}
+
+impl<T> New<T> {
+    fn call(&self) -> T {
+        match self {
+            New::Fn(new) => new(),
+            New::Closure(new) => new(),
+        }
+    }
 }
 
 impl<T: Reset + Default + Send + 'static> Pool<T> {
@@ -124,7 +142,27 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub const fn with_new(new: fn() -> T) -> Self {
         Pool {
-            new,
+            new: New::Fn(new),
+            policy: Policy::DEFAULT,
+            storage: OnceBox::new(),
+        }
+    }
+
+    /// A pool that constructs values with the closure `new`, which may
+    /// capture its configuration: for a pool built at run time (a `static`
+    /// needs [`with_new`](Pool::with_new) and a plain function). Only a miss
+    /// calls it, so a hit costs the same either way.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let size = 16 << 10; // from the configuration
+    /// let pool = Pool::from_fn(move || Vec::<u8>::with_capacity(size));
+    /// assert!(pool.get().capacity() >= size);
+    /// ```
+    pub fn from_fn(new: impl Fn() -> T + Send + Sync + 'static) -> Self {
+        Pool {
+            new: New::Closure(Box::new(new)),
             policy: Policy::DEFAULT,
             storage: OnceBox::new(),
         }
@@ -239,7 +277,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     fn create(&self) -> T {
         let on_panic = CountOnUnwind(self);
-        let value = (self.new)();
+        let value = self.new.call();
         core::mem::forget(on_panic);
         value
     }
@@ -281,6 +319,57 @@ impl<T: Reset + Send + 'static> Pool<T> {
         } else {
             local::give_from(storage, slot, bytes);
         }
+    }
+
+    /// Construct up to `n` values now and keep them idle, so that the first
+    /// burst of gets does not miss (opool's `new_prefilled`, Commons Pool's
+    /// `minIdle`). Returns how many it kept.
+    ///
+    /// The values go to the shared shards, where any thread's first get
+    /// finds them, and it stops early when the shards are full: the thread
+    /// caches fill from use, so at most `max_retained` minus one thread
+    /// cache are kept. Each value is counted in `Stats::prefilled` (not as a
+    /// miss: no get waited for it), so the [`Stats`] identity stays exact.
+    /// A value over the size cap is dropped (`dropped_oversize`) and ends
+    /// the prefill. Prefilled values decay like any idle value: two trims
+    /// before a get takes them, and they are gone. A panicking constructor
+    /// propagates; the values made before it are kept.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::from_fn(|| Vec::with_capacity(4096));
+    /// assert_eq!(pool.reserve(16), 16);
+    /// for _ in 0..16 {
+    ///     drop(pool.get());
+    /// }
+    /// let stats = pool.stats();
+    /// assert_eq!((stats.prefilled, stats.misses), (16, 0));
+    /// assert_eq!(stats.unaccounted(0, 0), 0);
+    /// ```
+    pub fn reserve(&self, n: usize) -> usize {
+        let storage = self.storage();
+        let mut kept = 0;
+        while kept < n && storage.shards.has_room() {
+            let value = self.new.call();
+            storage.count(Event::Prefilled, 1);
+            let bytes = T::heap_bytes(&value).saturating_add(core::mem::size_of::<T>());
+            if bytes > self.policy.max_bytes {
+                storage.count(Event::DroppedOversize, 1);
+                drop(value);
+                break;
+            }
+            match storage.shards.push(0, Entry { value, bytes }) {
+                Ok(()) => kept += 1,
+                Err(entry) => {
+                    // Another thread filled the last room first.
+                    storage.count(Event::DroppedFull, 1);
+                    drop(entry.value);
+                    break;
+                }
+            }
+        }
+        kept
     }
 
     /// Count a get that the caller serves with a value made outside the

@@ -85,6 +85,11 @@ impl<T> Shards<T> {
         moved
     }
 
+    /// Whether some shard has room for one more entry.
+    pub(crate) fn has_room(&self) -> bool {
+        self.shards.iter().any(|shard| lock(shard).room() > 0)
+    }
+
     /// Store one entry, or give it back if every shard is full.
     pub(crate) fn push(&self, home: usize, entry: Entry<T>) -> Result<(), Entry<T>> {
         for shard in self.from(home) {

@@ -13,7 +13,7 @@ use core::fmt;
 /// missed or seen twice.
 ///
 /// Every value the pool creates ends in exactly one place, so, for values
-/// that came from the pool, `misses` = `retained` + values still held by
+/// that came from the pool, `misses` + `prefilled` = `retained` + values still held by
 /// users + `dropped_oversize` + `dropped_full` + `dropped_panic` +
 /// `dropped_idle` + `detached` ([`Stats::unaccounted`] checks it).
 ///
@@ -59,6 +59,11 @@ pub struct Stats {
     /// neither stops the others nor escapes into an unrelated call. Not a
     /// value count: the values are already counted where they went.
     pub drop_panics: u64,
+    /// Values constructed ahead of demand by [`reserve`](crate::Pool::reserve)
+    /// and kept idle. Like `misses`, each is a value the pool created, so
+    /// the identity counts them on the same side; unlike a miss, no get
+    /// waited for it.
+    pub prefilled: u64,
 }
 
 impl Stats {
@@ -92,7 +97,7 @@ impl Stats {
     /// assert_eq!(pool.stats().unaccounted(0, 1), 0);
     /// ```
     pub fn unaccounted(&self, held: u64, external: u64) -> i128 {
-        let created = i128::from(self.misses) + i128::from(external);
+        let created = i128::from(self.misses) + i128::from(self.prefilled) + i128::from(external);
         let placed = self.retained as i128
             + i128::from(held)
             + i128::from(self.dropped_oversize)
@@ -116,6 +121,7 @@ impl Stats {
         self.retained += other.retained;
         self.retained_bytes += other.retained_bytes;
         self.drop_panics += other.drop_panics;
+        self.prefilled += other.prefilled;
     }
 
     /// Values dropped on return for any reason (oversize, full, panic).
@@ -130,7 +136,8 @@ impl Stats {
 }
 
 impl fmt::Display for Stats {
-    /// One line, for logs. `drop_panics=N` is appended when it is not 0.
+    /// One line, for logs. `prefilled=N` and `drop_panics=N` are appended
+    /// when they are not 0.
     ///
     /// ```
     /// use poolable::Pool;
@@ -158,6 +165,9 @@ impl fmt::Display for Stats {
             self.retained,
             self.retained_bytes,
         )?;
+        if self.prefilled > 0 {
+            write!(f, " prefilled={}", self.prefilled)?;
+        }
         if self.drop_panics > 0 {
             write!(f, " drop_panics={}", self.drop_panics)?;
         }
@@ -177,9 +187,10 @@ pub(crate) enum Event {
     DroppedIdle,
     Detached,
     DropPanicked,
+    Prefilled,
 }
 
-const EVENTS: usize = 9;
+const EVENTS: usize = 10;
 
 /// One set of counters, indexed by [`Event`]. Each thread cache owns one (its
 /// thread alone writes it, with plain loads and stores, so the hot path never
@@ -220,6 +231,7 @@ impl Counters {
         stats.dropped_idle += self.get(Event::DroppedIdle);
         stats.detached += self.get(Event::Detached);
         stats.drop_panics += self.get(Event::DropPanicked);
+        stats.prefilled += self.get(Event::Prefilled);
     }
 
     /// Fold an exiting thread's counters into these.
