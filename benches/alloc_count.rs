@@ -9,7 +9,7 @@
 #[path = "support/mod.rs"]
 pub mod support;
 
-use poolable::{Pool, Poolable};
+use poolable::{BufferPool, Pool, Poolable, Stats};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -135,6 +135,8 @@ struct Memory {
     peak: usize,
     retained: usize,
     poolable_retained_bytes: Option<usize>,
+    /// The pool's hit rate over the run (poolable's contenders).
+    hit_rate: Option<f64>,
 }
 
 fn memory(cap: &'static str, kind: Kind) -> Memory {
@@ -153,17 +155,53 @@ fn memory(cap: &'static str, kind: Kind) -> Memory {
             let allocs = ALLOCS.load(Relaxed);
             c.run(kind, OPS, work::mixed);
             let allocs_per_op = (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64;
+            let stats = (kind == Kind::Poolable).then(|| pool.stats());
             let m = Memory {
                 cap,
                 kind: kind.id(),
                 allocs_per_op,
                 peak: PEAK.load(Relaxed).saturating_sub(base),
                 retained: LIVE.load(Relaxed).saturating_sub(base),
-                poolable_retained_bytes: (kind == Kind::Poolable)
-                    .then(|| pool.stats().retained_bytes),
+                poolable_retained_bytes: stats.map(|s| s.retained_bytes),
+                hit_rate: stats.map(|s| s.hit_rate()),
             };
             drop(c);
             m
+        })
+        .join()
+        .expect("memory thread panicked")
+    })
+}
+
+static CLASSES_CAPPED: BufferPool = BufferPool::new();
+static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
+
+/// `memory` for the `BufferPool` contender: each request asks for the
+/// length it needs.
+fn buffer_pool_memory(cap: &'static str) -> Memory {
+    let bufs = if cap == "cap off" {
+        &CLASSES_UNCAPPED
+    } else {
+        &CLASSES_CAPPED
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let base = LIVE.load(Relaxed);
+            PEAK.store(base, Relaxed);
+            let allocs = ALLOCS.load(Relaxed);
+            for i in 0..OPS {
+                work::mixed(&mut bufs.get(work::mixed_len(i)), i);
+            }
+            let stats: Stats = bufs.stats();
+            Memory {
+                cap,
+                kind: "buffer-pool",
+                allocs_per_op: (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64,
+                peak: PEAK.load(Relaxed).saturating_sub(base),
+                retained: LIVE.load(Relaxed).saturating_sub(base),
+                poolable_retained_bytes: Some(stats.retained_bytes),
+                hit_rate: Some(stats.hit_rate()),
+            }
         })
         .join()
         .expect("memory thread panicked")
@@ -266,6 +304,7 @@ fn main() {
                 mem.push(memory(cap, kind));
             }
         }
+        mem.push(buffer_pool_memory(cap));
     }
 
     // ---- print
@@ -285,19 +324,21 @@ fn main() {
     }
     println!("mixed sizes: {OPS} requests on one thread, 1 in 100 grows to 1 MiB");
     println!(
-        "    {:<12} {:<18} {:>10} {:>12} {:>12} {:>14}",
-        "cap", "contender", "allocs/op", "peak B", "retained B", "stats.retained"
+        "    {:<12} {:<18} {:>10} {:>12} {:>12} {:>14} {:>8}",
+        "cap", "contender", "allocs/op", "peak B", "retained B", "stats.retained", "hits"
     );
     for m in &mem {
         println!(
-            "    {:<12} {:<18} {:>10.3} {:>12} {:>12} {:>14}",
+            "    {:<12} {:<18} {:>10.3} {:>12} {:>12} {:>14} {:>8}",
             m.cap,
             m.kind,
             m.allocs_per_op,
             m.peak,
             m.retained,
             m.poolable_retained_bytes
-                .map_or("-".into(), |b| b.to_string())
+                .map_or("-".into(), |b| b.to_string()),
+            m.hit_rate
+                .map_or("-".into(), |h| format!("{:.1}%", h * 100.0))
         );
     }
 
@@ -316,14 +357,15 @@ fn main() {
         let sep = if i + 1 < mem.len() { "," } else { "" };
         let _ = writeln!(
             json,
-            "    {{\"cap\": \"{}\", \"contender\": \"{}\", \"allocs_per_op\": {}, \"peak_bytes\": {}, \"retained_bytes\": {}, \"poolable_stats_retained_bytes\": {}}}{sep}",
+            "    {{\"cap\": \"{}\", \"contender\": \"{}\", \"allocs_per_op\": {}, \"peak_bytes\": {}, \"retained_bytes\": {}, \"poolable_stats_retained_bytes\": {}, \"hit_rate\": {}}}{sep}",
             m.cap,
             m.kind,
             m.allocs_per_op,
             m.peak,
             m.retained,
             m.poolable_retained_bytes
-                .map_or("null".into(), |b| b.to_string())
+                .map_or("null".into(), |b| b.to_string()),
+            m.hit_rate.map_or("null".into(), |h| h.to_string())
         );
     }
     let _ = writeln!(

@@ -1,17 +1,37 @@
 //! Workload 7: mixed sizes. Each request takes a buffer and makes it 2 KiB,
 //! except one in 100 that grows it to 1 MiB; with the size cap on (64 KiB,
 //! for the contenders that have one) and off. Memory figures come from
-//! `alloc_count`.
+//! `alloc_count`. `buffer-pool` is a `BufferPool` asked for the length each
+//! request needs (64 KiB classes at most with the cap on, 1 MiB with it off).
 
 #[path = "support/mod.rs"]
 pub mod support;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use poolable::Pool;
+use poolable::{BufferPool, Pool};
 use support::{CAP, Contenders, Kind, NO_CAP, work};
 
 static CAPPED: Pool<Vec<u8>> = Pool::new();
 static UNCAPPED: Pool<Vec<u8>> = Pool::new().max_bytes(NO_CAP);
+static CLASSES_CAPPED: BufferPool = BufferPool::new();
+static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
+
+/// Bench the `BufferPool` contender under `param`.
+fn buffer_pool(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    param: &str,
+    bufs: &'static BufferPool,
+) {
+    g.bench_function(criterion::BenchmarkId::new("buffer-pool", param), |b| {
+        b.iter_custom(|n| {
+            support::timed(|| {
+                for i in 0..n {
+                    work::mixed(&mut bufs.get(work::mixed_len(i)), i);
+                }
+            })
+        })
+    });
+}
 
 fn mixed(c: &mut Criterion) {
     let mut g = c.benchmark_group("7_mixed_sizes");
@@ -23,10 +43,12 @@ fn mixed(c: &mut Criterion) {
             .filter(|&k| k.has_cap() || k == Kind::Plain)
             .collect();
         support::bench_kinds(&mut g, "cap 64 KiB", &peers, &kinds, work::mixed);
+        buffer_pool(&mut g, "cap 64 KiB", &CLASSES_CAPPED);
     }
     {
         let peers = Contenders::new(&UNCAPPED, Vec::new, NO_CAP);
         support::bench_kinds(&mut g, "cap off", &peers, &Kind::ALL, work::mixed);
+        buffer_pool(&mut g, "cap off", &CLASSES_UNCAPPED);
     }
     g.finish();
 }

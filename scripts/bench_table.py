@@ -47,6 +47,7 @@ CONTENDERS = [
     ("poolable", "**poolable**"),
     ("static-pool", "**poolable** static `Pool<Vec<u8>>`, no derive"),
     ("generic", "**poolable** generic derived `Wrapper<u8>`"),
+    ("buffer-pool", "**poolable** `BufferPool` (size classes)"),
     ("object-pool", "object-pool 0.6"),
     ("lockfree-linear", "lockfree-object-pool Linear"),
     ("lockfree-spinlock", "lockfree-object-pool SpinLock"),
@@ -122,7 +123,9 @@ WORKLOADS = {
         "Each request makes its buffer 2 KiB long, except one in 100 that grows it to 1 MiB. "
         "`cap 64 KiB`: contenders that can cap the size of a returned value drop the big one "
         "(poolable's default; opool via `is_valid`; poolshark's max element capacity; the baseline checks "
-        "it too). `cap off`: everything is kept. Contenders without a cap only run `cap off`.",
+        "it too). `cap off`: everything is kept. Contenders without a cap only run `cap off`. "
+        "`BufferPool` (size classes) is asked for the length each request needs, with classes up to "
+        "64 KiB (`cap 64 KiB`) or 1 MiB (`cap off`).",
     ),
 }
 
@@ -565,18 +568,20 @@ def alloc_table(allocs: dict) -> list[str]:
 
 def memory_table(allocs: dict) -> list[str]:
     lines = [
-        "| cap | contender | allocs/op | peak heap | retained heap after the run | poolable `stats().retained_bytes` |",
-        "|---|---|---|---|---|---|",
+        "| cap | contender | allocs/op | peak heap | retained heap after the run | poolable `stats().retained_bytes` | poolable hit rate |",
+        "|---|---|---|---|---|---|---|",
     ]
     for m in allocs["mixed_memory"]:
+        hit = m.get("hit_rate")
         lines.append(
-            "| {} | {} | {} | {} | {} | {} |".format(
+            "| {} | {} | {} | {} | {} | {} | {} |".format(
                 m["cap"],
                 NAMES.get(m["contender"], m["contender"]),
                 f"{m['allocs_per_op']:.3f}",
                 fmt_bytes(m["peak_bytes"]),
                 fmt_bytes(m["retained_bytes"]),
                 fmt_bytes(m["poolable_stats_retained_bytes"]),
+                "n/a" if hit is None else f"{hit * 100:.1f}%",
             )
         )
     return lines

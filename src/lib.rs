@@ -250,6 +250,20 @@
 //! assert!(BUFS.get(200).capacity() < 1024); // small requests stay small
 //! ```
 //!
+//! # Choosing a pool shape
+//!
+//! | you pool | use | why |
+//! | --- | --- | --- |
+//! | a struct of your own | `#[derive(Poolable)]`, then `T::pool().get()` | the reset is generated and exhaustive; one static pool per type, nothing to declare |
+//! | a type you do not own, or one configuration per pool | `static P: Pool<T> = Pool::new()` (or [`Pool::with_new`] and the `const` setters) | a pool is a `static` with no lazy-init macro |
+//! | the same, configured at run time | [`Pool::from_fn`] with a closure, in an `Arc<Pool<T>>` | the constructor can capture what the configuration says |
+//! | byte buffers of mixed sizes | [`BufferPool`] | one class per power of two: small requests get small buffers, and one big request does not bloat the others |
+//! | a value that must outlive the scope that holds the pool (a spawned task) | [`Pool::get_owned`] on an `Arc<Pool<T>>`, or a `static` pool | the guard is `'static` |
+//! | a burst at start-up that must not miss | [`Pool::reserve`] | values are made before the first request |
+//!
+//! Every shape hands out the same guard ([`PoolGuard`]), with the same reset,
+//! size cap, retention bound, decay and [`Stats`].
+//!
 //! # Choosing `max_bytes` and `max_retained`
 //!
 //! Start with the defaults, run a realistic load, and read [`Pool::stats`].

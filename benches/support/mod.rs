@@ -994,12 +994,16 @@ pub mod work {
 
     pub const BIG_LEN: usize = 1 << 20;
 
+    /// 7: the length request `i` needs (what a `BufferPool` is asked for).
+    pub fn mixed_len(i: u64) -> usize {
+        if i % 100 == 50 { BIG_LEN } else { SCRATCH_LEN }
+    }
+
     /// 7: a 2 KiB request, except one in 100 (the 51st of each hundred, so a
     /// run of whole hundreds ends on a small one) that grows its buffer to 1 MiB.
     #[inline(never)]
     pub fn mixed(v: &mut Vec<u8>, i: u64) {
-        let len = if i % 100 == 50 { BIG_LEN } else { SCRATCH_LEN };
-        v.resize(len, 0);
+        v.resize(mixed_len(i), 0);
         touch(v, i);
     }
 }
