@@ -29,9 +29,9 @@ const QUEUE: usize = 256;
 /// Raw request bytes and rendered responses. A buffer that grew past 64 KiB
 /// (an upload) is dropped when it comes back. Up to `QUEUE` raw buffers wait
 /// in the channel at once, and each in-flight one comes back from a worker,
-/// so the pool keeps that many idle buffers (plus slack) instead of the
-/// default 4 × CPUs × 8: with fewer, the reader's gets miss whenever the queue
-/// drains and the workers' returns overflow (`dropped_full`).
+/// so the pool keeps that many idle buffers (plus slack). The default bound
+/// would grow to that by itself (it adapts, up to 8 × 4 × CPUs × 8); setting
+/// it makes it a fixed ceiling sized to the queue.
 static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes(64 << 10).max_retained(2 * QUEUE);
 
 /// A parsed request. Its pool keeps requests up to 16 KiB of buffers; the

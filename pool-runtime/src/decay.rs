@@ -56,6 +56,7 @@ pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
     storage.generation.fetch_add(steps, Ordering::AcqRel);
     let mut dead = Vec::new();
     storage.shards.each(|shard| {
+        shard.shrink();
         let current = mem::take(&mut shard.current);
         let victim = mem::replace(&mut shard.victim, current);
         dead.extend(victim.into_iter().map(|entry| entry.value));

@@ -63,7 +63,9 @@ pub mod trimmer;
 
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
 pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
-pub use policy::{DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE};
+pub use policy::{
+    ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE,
+};
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
 pub use registry::trim_all;

@@ -30,6 +30,16 @@ pub const LOCAL_CACHE_SIZE: usize = 8;
 /// ```
 pub const DEFAULT_RETAINED_PER_CPU: usize = 4 * LOCAL_CACHE_SIZE;
 
+/// How far the default retention bound may grow under load: a pool without
+/// an explicit `max_retained` starts at the default and doubles a shard's
+/// room, up to this many times the default, whenever a return finds every
+/// shard full; each trim halves it again, down to the default.
+///
+/// ```
+/// assert_eq!(poolable::ADAPTIVE_RETAINED_FACTOR, 8);
+/// ```
+pub const ADAPTIVE_RETAINED_FACTOR: usize = 8;
+
 /// Upper bound on the number of shards, whatever the CPU count.
 const MAX_SHARDS: usize = 64;
 
@@ -62,6 +72,10 @@ pub(crate) struct Limits {
     pub(crate) local_cap: usize,
     /// Capacity of each shard; they add up to `max_retained - local_cap`.
     pub(crate) shard_caps: Vec<usize>,
+    /// How far each shard's capacity may grow under load: the same as
+    /// `shard_caps` for an explicit `max_retained`, `ADAPTIVE_RETAINED_FACTOR`
+    /// times it for the default.
+    pub(crate) shard_ceilings: Vec<usize>,
 }
 
 impl Limits {
@@ -79,14 +93,24 @@ impl Limits {
         // cache plus the shards. Each further thread can add one cache.
         let shared = max_retained - local_cap;
         let shards = cpus.min(MAX_SHARDS);
-        let shard_caps = (0..shards)
+        let shard_caps: Vec<usize> = (0..shards)
             .map(|i| shared / shards + usize::from(i < shared % shards))
+            .collect();
+        let growth = if policy.max_retained.is_some() {
+            1
+        } else {
+            ADAPTIVE_RETAINED_FACTOR
+        };
+        let shard_ceilings = shard_caps
+            .iter()
+            .map(|cap| cap.saturating_mul(growth))
             .collect();
         Limits {
             max_bytes: policy.max_bytes,
             max_retained,
             local_cap,
             shard_caps,
+            shard_ceilings,
         }
     }
 }
@@ -114,6 +138,17 @@ mod tests {
         assert_eq!(limits.max_retained, 64);
         assert_eq!(limits.local_cap, 8);
         assert_eq!(limits.shard_caps, vec![28, 28]);
+        assert_eq!(limits.shard_ceilings, vec![224, 224]);
+    }
+
+    #[test]
+    fn an_explicit_bound_does_not_grow() {
+        let policy = Policy {
+            max_retained: Some(100),
+            ..Policy::DEFAULT
+        };
+        let limits = Limits::resolve(policy, 2, 24);
+        assert_eq!(limits.shard_ceilings, limits.shard_caps);
     }
 
     #[test]

@@ -38,6 +38,11 @@ use once_cell::race::OnceBox;
 ///   `max_retained` minus that. So one thread alone never retains more than
 ///   `max_retained`; each further thread that uses the pool can hold one more
 ///   thread cache's worth. Values beyond it are dropped (`Stats::dropped_full`).
+///   Without an explicit `max_retained` the bound adapts: a return that
+///   finds every shard full doubles its home shard's room, up to
+///   [`ADAPTIVE_RETAINED_FACTOR`](crate::ADAPTIVE_RETAINED_FACTOR) (8) times
+///   the default, and each trim halves it back toward the default. An
+///   explicit `max_retained` is fixed.
 /// - **Idle decay** ([`trim`](Pool::trim)): a value idle across two
 ///   consecutive trims is dropped. Call [`trim_all`](crate::trim_all) from a
 ///   timer, or start the [`trimmer`](crate::trimmer).

@@ -26,13 +26,32 @@ pub(crate) struct Entry<T> {
 pub(crate) struct Shard<T> {
     pub(crate) current: Vec<Entry<T>>,
     pub(crate) victim: Vec<Entry<T>>,
+    /// How many entries it holds at most now: between `floor` and
+    /// `ceiling`, grown by returns that find no room, halved by trims.
     cap: usize,
+    floor: usize,
+    ceiling: usize,
 }
 
 impl<T> Shard<T> {
     fn room(&self) -> usize {
         self.cap
             .saturating_sub(self.current.len() + self.victim.len())
+    }
+
+    /// Make room for `n` more entries by doubling the capacity, within the
+    /// ceiling; returns the room there is afterwards.
+    fn grow(&mut self, n: usize) -> usize {
+        while self.room() < n && self.cap < self.ceiling {
+            self.cap = self.cap.saturating_mul(2).max(1).min(self.ceiling);
+        }
+        self.room()
+    }
+
+    /// One decay step of the capacity: halve it, down to the floor. Entries
+    /// above the new capacity stay until they are taken or decay.
+    pub(crate) fn shrink(&mut self) {
+        self.cap = (self.cap / 2).max(self.floor);
     }
 }
 
@@ -41,14 +60,18 @@ pub(crate) struct Shards<T> {
 }
 
 impl<T> Shards<T> {
-    pub(crate) fn new(caps: &[usize]) -> Self {
+    /// Shards of `caps` entries each, which may grow to `ceilings`.
+    pub(crate) fn new(caps: &[usize], ceilings: &[usize]) -> Self {
         let shards = caps
             .iter()
-            .map(|&cap| {
+            .zip(ceilings)
+            .map(|(&cap, &ceiling)| {
                 CachePadded(Mutex::new(Shard {
                     current: Vec::new(),
                     victim: Vec::new(),
                     cap,
+                    floor: cap,
+                    ceiling: ceiling.max(cap),
                 }))
             })
             .collect();
@@ -82,6 +105,16 @@ impl<T> Shards<T> {
             shard.current.extend(from.by_ref().take(k));
             moved += k;
         }
+        if moved < n {
+            // Every shard is full: the working set is larger than the
+            // bound. Grow the home shard, within its ceiling.
+            let mut shard = lock(&self.shards[home % self.shards.len()]);
+            if valid() {
+                let k = shard.grow(n - moved).min(n - moved);
+                shard.current.extend(from.by_ref().take(k));
+                moved += k;
+            }
+        }
         moved
     }
 
@@ -98,6 +131,12 @@ impl<T> Shards<T> {
                 shard.current.push(entry);
                 return Ok(());
             }
+        }
+        // Every shard is full: grow the home shard, within its ceiling.
+        let mut shard = lock(&self.shards[home % self.shards.len()]);
+        if shard.grow(1) > 0 {
+            shard.current.push(entry);
+            return Ok(());
         }
         Err(entry)
     }
@@ -148,5 +187,42 @@ impl<T> Shards<T> {
     fn from(&self, home: usize) -> impl Iterator<Item = &Mutex<Shard<T>>> {
         let n = self.shards.len();
         (0..n).map(move |i| &*self.shards[(home + i) % n])
+    }
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+
+    fn entry() -> Entry<()> {
+        Entry {
+            value: (),
+            bytes: 0,
+        }
+    }
+
+    #[test]
+    fn a_full_shard_grows_to_its_ceiling_and_trims_halve_it_back() {
+        let shards = Shards::new(&[2], &[8]);
+        for _ in 0..8 {
+            assert!(shards.push(0, entry()).is_ok());
+        }
+        assert!(shards.push(0, entry()).is_err(), "past the ceiling");
+        shards.each(|shard| {
+            assert_eq!(shard.cap, 8);
+            shard.shrink();
+            assert_eq!(shard.cap, 4);
+            shard.shrink();
+            shard.shrink();
+            assert_eq!(shard.cap, 2, "not below the floor");
+        });
+    }
+
+    #[test]
+    fn a_fixed_shard_does_not_grow() {
+        let shards = Shards::new(&[2], &[2]);
+        assert!(shards.push(0, entry()).is_ok());
+        assert!(shards.push(0, entry()).is_ok());
+        assert!(shards.push(0, entry()).is_err());
     }
 }

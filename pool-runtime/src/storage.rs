@@ -33,7 +33,7 @@ impl<T: 'static> Storage<T> {
         crate::raw::fence::init();
         Storage {
             key: Key::new(),
-            shards: Shards::new(&limits.shard_caps),
+            shards: Shards::new(&limits.shard_caps, &limits.shard_ceilings),
             limits,
             caches: Mutex::new(Vec::new()),
             counters: Counters::new(),
