@@ -50,7 +50,9 @@ const VEC_SIZE: usize = size_of::<Vec<u8>>();
 /// [`Stats`] holds for the totals. [`class_stats`](BufferPool::class_stats)
 /// shows each class: a get is counted in the class it took from and a return
 /// in the class it went to, so a buffer that grew shows in two classes and
-/// the identity holds only for the totals.
+/// the identity holds only for the totals. A buffer taken out with
+/// [`into_inner`](PoolGuard::into_inner) or dropped in a panic, and a get
+/// over the largest class, are counted in the largest class.
 pub struct BufferPool {
     classes: [Pool<Vec<u8>>; MAX_CLASSES],
     /// log2 of the smallest class's capacity.
