@@ -489,6 +489,21 @@
 //! pool; the crate's own benchmarks (`cargo bench`) compare it with a plain
 //! allocation and with other pool crates.
 //!
+//! In a running service, [`pools`] lists every pool that has been used
+//! (derived types' pools, statics, heap pools, each class of a
+//! [`BufferPool`]) with its name and live [`Stats`], and [`report`] formats
+//! them one line per pool for a log. A pool is named after its type unless
+//! [`Pool::name`] names it:
+//!
+//! ```
+//! use poolable::Pool;
+//!
+//! static UPLOADS: Pool<Vec<u8>> = Pool::new().name("uploads");
+//! drop(UPLOADS.get());
+//! print!("{}", poolable::report()); // uploads gets=1 hit_rate=0.0% misses=1 ...
+//! assert!(poolable::pools().iter().any(|pool| pool.name() == "uploads"));
+//! ```
+//!
 //! # Threads and async
 //!
 //! A [`Pool`] is `Sync`: one `static` pool serves every thread. Each thread

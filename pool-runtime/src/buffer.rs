@@ -59,6 +59,8 @@ pub struct BufferPool {
     min_shift: u32,
     /// How many classes are in use.
     len: usize,
+    /// What `pools()` calls it (its classes are `name[capacity]`).
+    name: &'static str,
 }
 
 /// A buffer from a [`BufferPool`]: derefs to `Vec<u8>`, implements
@@ -88,6 +90,7 @@ impl BufferPool {
             classes: [const { Pool::new() }; MAX_CLASSES],
             min_shift: 0,
             len: 0,
+            name: "BufferPool",
         }
         .classes_for(64, crate::DEFAULT_MAX_BYTES)
     }
@@ -143,12 +146,44 @@ impl BufferPool {
         // One cap for every class: only the largest class ever sees a
         // buffer over it (returns go to the class their capacity fits).
         let cap = (1usize << max_shift).saturating_add(VEC_SIZE);
+        self.name_classes();
         let mut i = 0;
         while i < MAX_CLASSES {
             self.classes[i].set_max_bytes(cap);
             i += 1;
         }
         self
+    }
+
+    /// The name [`pools`](crate::pools) shows for each class, followed by
+    /// the class's capacity in brackets (`"uploads[4096]"`); by default
+    /// `"BufferPool"`.
+    ///
+    /// ```
+    /// use poolable::BufferPool;
+    ///
+    /// static BODIES: BufferPool = BufferPool::new().name("bodies");
+    /// drop(BODIES.get(3000));
+    /// assert!(poolable::pools().iter().any(|p| p.name() == "bodies[4096]"));
+    /// ```
+    #[must_use]
+    pub const fn name(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self.name_classes();
+        self
+    }
+
+    const fn name_classes(&mut self) {
+        let mut i = 0;
+        while i < MAX_CLASSES {
+            let capacity = if i < self.len {
+                self.class_capacity(i)
+            } else {
+                0
+            };
+            self.classes[i].set_class_name(self.name, capacity);
+            i += 1;
+        }
     }
 
     const fn min_capacity(&self) -> usize {
@@ -310,6 +345,7 @@ impl fmt::Debug for BufferPool {
         f.debug_struct("BufferPool")
             .field("min_bytes", &self.min_capacity())
             .field("max_bytes", &self.max_capacity())
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }

@@ -17,7 +17,8 @@
 //! - `storage`: what a pool allocates on first use.
 //! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
 //! - `stats`: [`Stats`] and the counters.
-//! - `registry`: [`trim_all`] and the pools of generic derived types.
+//! - `registry`: every pool used so far ([`pools`], [`report`],
+//!   [`trim_all`]) and the pools of generic derived types.
 //! - [`trimmer`]: the optional background trimmer.
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
@@ -68,7 +69,7 @@ pub use policy::{
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::trim_all;
+pub use registry::{PoolInfo, Report, pools, report, trim_all};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 

@@ -76,11 +76,34 @@ use once_cell::race::OnceBox;
 pub struct Pool<T: 'static> {
     new: New<T>,
     policy: Policy,
+    /// What [`pools`](crate::pools) calls it.
+    name: Name,
     // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: its lazy init
     // is lock-free. Two threads that race on first use each allocate the
     // storage, one wins, and the other frees its copy: no thread ever blocks
     // behind another's initialisation, and the fast path is one acquire load.
     storage: OnceBox<Arc<Storage<T>>>,
+}
+
+/// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
+#[derive(Clone, Copy)]
+pub(crate) enum Name {
+    /// The type's name, `core::any::type_name::<T>()`.
+    Type,
+    /// Set with [`Pool::name`].
+    Given(&'static str),
+    /// A class of a `BufferPool` named so, of buffers of this capacity.
+    Class(&'static str, usize),
+}
+
+impl Name {
+    fn render<T>(self) -> Box<str> {
+        match self {
+            Name::Type => core::any::type_name::<T>().into(),
+            Name::Given(name) => name.into(),
+            Name::Class(name, capacity) => format!("{name}[{capacity}]").into(),
+        }
+    }
 }
 
 /// How a pool makes a value on a miss: a plain function (what `const`
@@ -149,6 +172,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         Pool {
             new: New::Fn(new),
             policy: Policy::DEFAULT,
+            name: Name::Type,
             storage: OnceBox::new(),
         }
     }
@@ -169,6 +193,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         Pool {
             new: New::Closure(Box::new(new)),
             policy: Policy::DEFAULT,
+            name: Name::Type,
             storage: OnceBox::new(),
         }
     }
@@ -220,7 +245,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     fn init_storage(&self) -> &Arc<Storage<T>> {
         self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>());
-            let storage = Arc::new(Storage::new(limits));
+            let storage = Arc::new(Storage::new(limits, self.name.render::<T>()));
             registry::register(&storage);
             Box::new(storage)
         })
@@ -383,6 +408,27 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.storage();
         local::count(storage, Event::Get);
         local::count(storage, Event::Miss);
+    }
+
+    /// The name [`pools`](crate::pools) and [`report`](crate::report) show
+    /// for this pool; by default, the type's name
+    /// (`core::any::type_name::<T>()`).
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// static UPLOADS: Pool<Vec<u8>> = Pool::new().name("uploads");
+    /// drop(UPLOADS.get());
+    /// assert!(poolable::pools().iter().any(|p| p.name() == "uploads"));
+    /// ```
+    pub const fn name(mut self, name: &'static str) -> Self {
+        self.name = Name::Given(name);
+        self
+    }
+
+    /// Name a class of a `BufferPool`.
+    pub(crate) const fn set_class_name(&mut self, pool: &'static str, capacity: usize) {
+        self.name = Name::Class(pool, capacity);
     }
 
     /// The size cap, for a container of pools whose setters are `const`.

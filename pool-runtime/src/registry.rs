@@ -1,12 +1,15 @@
-//! The global lists of pools: the pools that [`trim_all`] visits, and the
-//! pools of generic derived types.
+//! The global lists of pools: every pool that has been used (what
+//! [`trim_all`] visits and [`pools`] lists), and the pools of generic derived
+//! types.
 
 use crate::Reset;
 use crate::decay;
 use crate::pool::Pool;
 use crate::raw::memo;
+use crate::stats::Stats;
 use crate::storage::Storage;
 use crate::sync::{Arc, Weak};
+use core::fmt;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError, RwLock};
@@ -15,18 +18,40 @@ use std::sync::{Mutex, PoisonError, RwLock};
 // instructions, run no loom operation inside, and are not a path the models
 // explore.
 
-/// Something `trim_all` can trim.
-trait Trim: Send + Sync {
+/// A pool's storage, whatever its type: what `trim_all` and `pools` need.
+trait Registered: Send + Sync {
     fn trim(self: Arc<Self>);
+    fn name(&self) -> &str;
+    fn stats(&self) -> Stats;
+    fn is_closed(&self) -> bool;
 }
 
-impl<T: Reset + Send + 'static> Trim for Storage<T> {
+impl<T: Reset + Send + 'static> Registered for Storage<T> {
     fn trim(self: Arc<Self>) {
         decay::step(&self, 1);
     }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn stats(&self) -> Stats {
+        Storage::stats(self)
+    }
+
+    fn is_closed(&self) -> bool {
+        Storage::is_closed(self)
+    }
 }
 
-static POOLS: Mutex<Vec<Weak<dyn Trim>>> = Mutex::new(Vec::new());
+static POOLS: Mutex<Vec<Weak<dyn Registered>>> = Mutex::new(Vec::new());
+
+/// Every registered pool still alive, in the order of first use.
+fn live() -> Vec<Arc<dyn Registered>> {
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    pools.retain(|p| p.strong_count() > 0);
+    pools.iter().filter_map(Weak::upgrade).collect()
+}
 
 /// Record a pool's storage for `trim_all`; called once, on first use.
 pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
@@ -56,13 +81,90 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 /// assert_eq!(BUFS.stats().retained, 0);
 /// ```
 pub fn trim_all() {
-    let live: Vec<Arc<dyn Trim>> = {
-        let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
-        pools.retain(|p| p.strong_count() > 0);
-        pools.iter().filter_map(Weak::upgrade).collect()
-    };
-    for pool in live {
+    for pool in live() {
         pool.trim();
+    }
+}
+
+/// Every pool of the process that has been used and is still alive, in the
+/// order of first use: derived types' pools (one per instantiation of a
+/// generic type), statics, heap pools, and each class of a
+/// [`BufferPool`](crate::BufferPool). A pool registers itself on first use
+/// and leaves the list when it is dropped.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static SCRATCH: Pool<Vec<u8>> = Pool::new().name("scratch");
+/// drop(SCRATCH.get());
+///
+/// let scratch = poolable::pools().into_iter().find(|p| p.name() == "scratch").unwrap();
+/// assert_eq!(scratch.stats().retained, 1);
+/// ```
+pub fn pools() -> Vec<PoolInfo> {
+    live()
+        .into_iter()
+        .filter(|pool| !pool.is_closed())
+        .map(|storage| PoolInfo { storage })
+        .collect()
+}
+
+/// One pool in [`pools`]: its name and its live [`Stats`].
+#[derive(Clone)]
+pub struct PoolInfo {
+    storage: Arc<dyn Registered>,
+}
+
+impl PoolInfo {
+    /// The pool's name: the type's name (`core::any::type_name`), or the
+    /// one given with [`Pool::name`](crate::Pool::name).
+    pub fn name(&self) -> &str {
+        self.storage.name()
+    }
+
+    /// The pool's counters now (each call reads them afresh).
+    pub fn stats(&self) -> Stats {
+        self.storage.stats()
+    }
+}
+
+impl fmt::Debug for PoolInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolInfo")
+            .field("name", &self.name())
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// A table of every pool for logs: one line per pool of [`pools`], its name
+/// then its [`Stats`], read when the report is formatted.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static SESSIONS: Pool<String> = Pool::new().name("sessions");
+/// drop(SESSIONS.get());
+/// let report = poolable::report().to_string();
+/// assert!(report.lines().any(|line| line.starts_with("sessions ") && line.contains("gets=1")));
+/// ```
+pub fn report() -> Report {
+    Report { pools: pools() }
+}
+
+/// What [`report`] returns: `Display` it.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pools: Vec<PoolInfo>,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = self.pools.iter().map(|p| p.name().len()).max().unwrap_or(0);
+        for pool in &self.pools {
+            writeln!(f, "{:<width$} {}", pool.name(), pool.stats())?;
+        }
+        Ok(())
     }
 }
 

@@ -26,10 +26,12 @@ pub(crate) struct Storage<T: 'static> {
     /// Set when the owning `Pool` is dropped: thread caches of a closed pool
     /// are freed the next time their thread links a pool, or exits.
     closed: AtomicBool,
+    /// What `pools()` calls it.
+    pub(crate) name: Box<str>,
 }
 
 impl<T: 'static> Storage<T> {
-    pub(crate) fn new(limits: Limits) -> Self {
+    pub(crate) fn new(limits: Limits, name: Box<str>) -> Self {
         crate::raw::fence::init();
         Storage {
             key: Key::new(),
@@ -40,6 +42,7 @@ impl<T: 'static> Storage<T> {
             generation: AtomicU64::new(0),
             decay: Mutex::new(()),
             closed: AtomicBool::new(false),
+            name,
         }
     }
 
