@@ -565,6 +565,7 @@
 //! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
 //! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
+//! | `name = "..."` | struct | the pool's name in [`pools`] and [`report`] (default: the type's name); `Poolable` only | `#[poolable(name = "uploads")]` |
 //! | `max_bytes = N` | struct | size cap of the type's pool (default 64 KiB); `Poolable` only | `#[poolable(max_bytes = 1 << 20)]` |
 //! | `crate = "path"` | struct | where the `poolable` crate is, when it is re-exported under another name | `#[poolable(crate = "my_runtime::poolable")]` |
 //! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls | `#[poolable(bound = "T: Reset + Clone")]` |

@@ -12,6 +12,12 @@ struct Job {
 }
 
 #[derive(Poolable, Default)]
+#[poolable(name = "registry-test-derived-named")]
+struct Upload {
+    body: Vec<u8>,
+}
+
+#[derive(Poolable, Default)]
 struct Wrapper<T: Send + 'static> {
     items: Vec<T>,
 }
@@ -26,6 +32,7 @@ fn every_kind_of_pool_is_listed_once_used() {
     drop(UNNAMED.get());
     drop(NAMED.get());
     drop(Job::pool().get());
+    drop(Upload::pool().get());
     drop(Wrapper::<u8>::pool().get());
     drop(Wrapper::<u16>::pool().get());
     drop(BODIES.get(3000));
@@ -37,6 +44,7 @@ fn every_kind_of_pool_is_listed_once_used() {
         "alloc::vec::Vec<u16>",
         "registry-test-named",
         "registry::Job",
+        "registry-test-derived-named",
         "registry::Wrapper<u8>",
         "registry::Wrapper<u16>",
         "registry-test-bodies[4096]",

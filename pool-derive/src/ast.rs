@@ -2,7 +2,7 @@
 //! `#[poolable(...)]` attributes asked for, already validated.
 
 use proc_macro2::Span;
-use syn::{Expr, ExprPath, Generics, Ident, Member, Path, Type, WherePredicate};
+use syn::{Expr, ExprPath, Generics, Ident, LitStr, Member, Path, Type, WherePredicate};
 
 /// Which derive is running.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,8 @@ pub struct ContainerAttrs {
     pub max_retained: Option<Expr>,
     /// `max_bytes = N`.
     pub max_bytes: Option<Expr>,
+    /// `name = "..."`: the pool's name in `pools()`.
+    pub name: Option<LitStr>,
     /// `crate = "path"`: where the runtime is, instead of `::poolable`.
     pub krate: Option<Path>,
     /// `bound = "..."`: replaces the inferred where-clause predicates.

@@ -12,7 +12,7 @@ use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, ExprPath, Fields, Lit, LitStr, Member, Token,
 };
 
-const CONTAINER_KEYS: &[&str] = &["new", "max_retained", "max_bytes", "crate", "bound"];
+const CONTAINER_KEYS: &[&str] = &["new", "max_retained", "max_bytes", "name", "crate", "bound"];
 const FIELD_KEYS: &[&str] = &[
     "skip",
     "default",
@@ -134,7 +134,7 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
         let result = attr.parse_nested_meta(|meta| {
             let key = key_of(&meta);
             match key.as_str() {
-                "new" | "max_retained" | "max_bytes" if derive == Derive::Reset => {
+                "new" | "max_retained" | "max_bytes" | "name" if derive == Derive::Reset => {
                     errors.spanned(
                         &meta.path,
                         format!("`{key}` configures the pool, which only `#[derive(Poolable)]` generates"),
@@ -158,6 +158,14 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
                         } else {
                             out.max_bytes = Some(value);
                         }
+                    }
+                    Ok(())
+                }
+                "name" => {
+                    if let Some(lit) = string_value(&meta, "name = \"uploads\"", errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
+                        out.name = Some(lit);
                     }
                     Ok(())
                 }

@@ -266,6 +266,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .max_bytes
         .as_ref()
         .map(|n| quote!(.max_bytes(#n)));
+    let name = cont.attrs.name.as_ref().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
         return quote! {
@@ -275,7 +276,8 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                 fn pool() -> &'static #krate::Pool<Self> {
                     static POOL: #krate::Pool<#ident> = #krate::Pool::<#ident>::with_new(#new)
                         #max_retained
-                        #max_bytes;
+                        #max_bytes
+                        #name;
                     &POOL
                 }
             }
@@ -298,7 +300,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
                 #krate::__private::generic_pool::<Self>(|| {
-                    #krate::Pool::<Self>::with_new(#new) #max_retained #max_bytes
+                    #krate::Pool::<Self>::with_new(#new) #max_retained #max_bytes #name
                 })
             }
         }
