@@ -255,7 +255,7 @@ impl BufferPool {
     /// assert!(bufs.get(200).capacity() >= 500);
     /// ```
     pub fn put(&self, buf: Vec<u8>) {
-        sealed::Home::put_from(&self, &mut Some(buf));
+        self.home(buf.capacity()).put(buf);
     }
 
     /// The smallest class whose buffers hold `n` bytes; `None` above them all.

@@ -327,6 +327,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
+        local::count(self.storage(), Event::External);
         self.put_from(&mut Some(value));
     }
 

@@ -64,6 +64,9 @@ pub struct Stats {
     /// the identity counts them on the same side; unlike a miss, no get
     /// waited for it.
     pub prefilled: u64,
+    /// Values given to [`put`](crate::Pool::put) from outside the pool
+    /// (not through a guard). Counted among `puts` too.
+    pub external: u64,
 }
 
 impl Stats {
@@ -122,6 +125,51 @@ impl Stats {
         self.retained_bytes += other.retained_bytes;
         self.drop_panics += other.drop_panics;
         self.prefilled += other.prefilled;
+        self.external += other.external;
+    }
+
+    /// Values out of the pool right now, in guards: handed out by gets and
+    /// not yet returned, detached or dropped in a panic. Exact when no
+    /// operation races with [`stats`](crate::Pool::stats).
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new();
+    /// let (a, b) = (pool.get(), pool.get());
+    /// drop(a);
+    /// assert_eq!(pool.stats().held(), 1);
+    /// drop(b);
+    /// assert_eq!(pool.stats().held(), 0);
+    /// ```
+    pub fn held(&self) -> u64 {
+        let returned = i128::from(self.puts) - i128::from(self.external);
+        let held = i128::from(self.gets)
+            - returned
+            - i128::from(self.detached)
+            - i128::from(self.dropped_panic);
+        u64::try_from(held.max(0)).unwrap_or(u64::MAX)
+    }
+
+    /// Whether the books balance: every value the pool created or was given
+    /// is retained, held, or counted where it was dropped or detached
+    /// ([`unaccounted`](Stats::unaccounted) with [`held`](Stats::held) and
+    /// `external`). One call for users' and tests' checks; exact when no
+    /// operation races with [`stats`](crate::Pool::stats).
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<Vec<u8>> = Pool::new();
+    /// let held = pool.get();
+    /// pool.put(Vec::with_capacity(16));
+    /// drop(pool.get());
+    /// assert!(pool.stats().is_balanced());
+    /// drop(held);
+    /// assert!(pool.stats().is_balanced());
+    /// ```
+    pub fn is_balanced(&self) -> bool {
+        self.unaccounted(self.held(), self.external) == 0
     }
 
     /// Values dropped on return for any reason (oversize, full, panic).
@@ -188,9 +236,10 @@ pub(crate) enum Event {
     Detached,
     DropPanicked,
     Prefilled,
+    External,
 }
 
-const EVENTS: usize = 10;
+const EVENTS: usize = 11;
 
 /// One set of counters, indexed by [`Event`]. Each thread cache owns one (its
 /// thread alone writes it, with plain loads and stores, so the hot path never
@@ -232,6 +281,7 @@ impl Counters {
         stats.detached += self.get(Event::Detached);
         stats.drop_panics += self.get(Event::DropPanicked);
         stats.prefilled += self.get(Event::Prefilled);
+        stats.external += self.get(Event::External);
     }
 
     /// Fold an exiting thread's counters into these.
