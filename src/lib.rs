@@ -504,6 +504,20 @@
 //! assert!(poolable::pools().iter().any(|pool| pool.name() == "uploads"));
 //! ```
 //!
+//! Two settings of the `POOLABLE` environment variable, read once when the
+//! first pool is first used, change every pool of the process:
+//!
+//! - `POOLABLE=off`: every get constructs and every return is reset and
+//!   dropped (`dropped_full`). Miri, sanitizers, valgrind and heap profilers
+//!   then see each value's real lifetime. Stats keep counting.
+//! - `POOLABLE=chaos`: one return in four, at random, is dropped
+//!   (`dropped_full`), and no thread caches are kept. Code that assumes a
+//!   warm pool (a value's capacity, or the same value coming back) then fails
+//!   in its tests instead of in production, as Go's race-detector build does
+//!   for `sync.Pool`.
+//!
+//! Any other value, or none, pools as usual.
+//!
 //! # Threads and async
 //!
 //! A [`Pool`] is `Sync`: one `static` pool serves every thread. Each thread

@@ -393,7 +393,12 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
 /// The last resort of a return: a shard, else drop the value here. Its own
 /// `Drop` may panic into the caller, as dropping it by hand would.
 fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, counters: &Counters) {
-    if let Err(entry) = storage.shards.push(home_shard(storage), entry) {
+    let kept = if storage.limits.chaos && crate::policy::chaos_drop() {
+        Err(entry)
+    } else {
+        storage.shards.push(home_shard(storage), entry)
+    };
+    if let Err(entry) = kept {
         counters.add_shared(Event::DroppedFull, 1);
         drop(entry.value);
     }

@@ -76,6 +76,8 @@ pub(crate) struct Limits {
     /// `shard_caps` for an explicit `max_retained`, `ADAPTIVE_RETAINED_FACTOR`
     /// times it for the default.
     pub(crate) shard_ceilings: Vec<usize>,
+    /// `POOLABLE=chaos`: drop one return in four at random.
+    pub(crate) chaos: bool,
 }
 
 impl Limits {
@@ -111,8 +113,72 @@ impl Limits {
             local_cap,
             shard_caps,
             shard_ceilings,
+            chaos: false,
         }
     }
+
+    /// Apply the process-wide [`Mode`]: `Off` keeps nothing, `Chaos` keeps
+    /// no thread caches (every operation takes the slow path, where the
+    /// random drops are) and drops returns at random.
+    pub(crate) fn with_mode(mut self, mode: Mode) -> Limits {
+        match mode {
+            Mode::Normal => {}
+            Mode::Off => {
+                self.max_retained = 0;
+                self.local_cap = 0;
+                self.shard_caps.iter_mut().for_each(|cap| *cap = 0);
+                self.shard_ceilings.iter_mut().for_each(|cap| *cap = 0);
+            }
+            Mode::Chaos => {
+                self.local_cap = 0;
+                self.chaos = true;
+            }
+        }
+        self
+    }
+}
+
+/// What the `POOLABLE` environment variable asks of every pool, read once,
+/// at the first pool's first use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Unset, or any other value: pools pool.
+    Normal,
+    /// `POOLABLE=off`: every get constructs, every return is reset and
+    /// dropped (`dropped_full`), so Miri, sanitizers and heap profilers see
+    /// real lifetimes. Stats keep counting.
+    Off,
+    /// `POOLABLE=chaos`: one return in four, at random, is dropped
+    /// (`dropped_full`), so code that assumes a warm pool fails in tests.
+    Chaos,
+}
+
+/// The process's [`Mode`].
+#[cfg(not(poolable_loom))]
+pub(crate) fn mode() -> Mode {
+    static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var_os("POOLABLE") {
+        Some(value) if value == "off" => Mode::Off,
+        Some(value) if value == "chaos" => Mode::Chaos,
+        _ => Mode::Normal,
+    })
+}
+
+/// Under loom: always normal.
+#[cfg(poolable_loom)]
+pub(crate) fn mode() -> Mode {
+    Mode::Normal
+}
+
+/// Under `POOLABLE=chaos`: true for about one call in four.
+pub(crate) fn chaos_drop() -> bool {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    static STATE: AtomicU64 = AtomicU64::new(0x853c_49e6_748f_ea9b);
+    // splitmix64 over a shared counter: cheap, and spread well enough.
+    let mut z = STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Relaxed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) % 4 == 0
 }
 
 /// The number of CPUs this process may use, read once.

@@ -244,7 +244,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(never)]
     fn init_storage(&self) -> &Arc<Storage<T>> {
         self.storage.get_or_init(|| {
-            let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>());
+            let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
+                .with_mode(policy::mode());
             let storage = Arc::new(Storage::new(limits, self.name.render::<T>()));
             registry::register(&storage);
             Box::new(storage)
