@@ -504,6 +504,14 @@
 //! assert!(poolable::pools().iter().any(|pool| pool.name() == "uploads"));
 //! ```
 //!
+//! With the `metrics` feature, [`export_metrics`] records the same figures
+//! (counters such as `poolable_gets_total`, gauges such as
+//! `poolable_retained_bytes`, each labelled `pool = <name>`) on the installed
+//! [`metrics`](https://docs.rs/metrics) recorder, so any exporter can publish
+//! them. Call it before each scrape or from a timer: a pool's own operations
+//! never touch the recorder. `examples/prometheus.rs` serves them to
+//! Prometheus.
+//!
 //! Two settings of the `POOLABLE` environment variable, read once when the
 //! first pool is first used, change every pool of the process:
 //!
@@ -681,6 +689,7 @@
 //! | `smallvec` | `Reset`, `Shrink`, `Zeroize` for `smallvec::SmallVec` (smallvec 1.x) |
 //! | `indexmap` | `Reset`, `Shrink` for `indexmap::{IndexMap, IndexSet}` (indexmap 2.x) |
 //! | `hashbrown` | `Reset`, `Shrink` for `hashbrown::{HashMap, HashSet}` (hashbrown 0.17) |
+//! | `metrics` | `export_metrics()`: every pool's stats through the `metrics` facade (0.24) |
 //!
 //! # Policy defaults
 //!

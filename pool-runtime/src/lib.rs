@@ -24,6 +24,8 @@
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
 //! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
 //!   keeps their elements (reset) for the next use.
+//! - `export`: [`export_metrics`] (feature `metrics`), every pool's stats
+//!   through the `metrics` facade.
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
@@ -45,6 +47,8 @@
 
 mod buffer;
 mod decay;
+#[cfg(feature = "metrics")]
+mod export;
 mod guard;
 mod integrations;
 mod local;
@@ -63,6 +67,8 @@ mod sync;
 pub mod trimmer;
 
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
+#[cfg(feature = "metrics")]
+pub use export::export_metrics;
 pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
 pub use policy::{
     ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE,

@@ -1,0 +1,151 @@
+//! [`export_metrics`]: every pool's [`Stats`] through the
+//! [`metrics`](https://docs.rs/metrics) facade (feature `metrics`), so any
+//! exporter (Prometheus, StatsD, ...) can publish them. Pull-based: nothing
+//! is recorded on the pools' own paths, only when this is called.
+
+use crate::registry::pools;
+use crate::stats::Stats;
+
+/// Record every pool's counters and gauges (see [`pools`]) on the installed
+/// `metrics` recorder, labelled `pool = <name>`. Call it before each scrape,
+/// or from a timer; a pool's operations never touch the recorder.
+///
+/// | metric | kind | from |
+/// | --- | --- | --- |
+/// | `poolable_gets_total` | counter | `gets` |
+/// | `poolable_misses_total` | counter | `misses` |
+/// | `poolable_puts_total` | counter | `puts` |
+/// | `poolable_dropped_total{reason}` | counter | `dropped_oversize`, `dropped_full`, `dropped_panic`, `dropped_idle` (`reason` = `oversize`, `full`, `panic`, `idle`) |
+/// | `poolable_detached_total` | counter | `detached` |
+/// | `poolable_prefilled_total` | counter | `prefilled` |
+/// | `poolable_drop_panics_total` | counter | `drop_panics` |
+/// | `poolable_retained` | gauge | `retained` |
+/// | `poolable_retained_bytes` | gauge | `retained_bytes` |
+/// | `poolable_held` | gauge | [`Stats::held`] |
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static UPLOADS: Pool<Vec<u8>> = Pool::new().name("uploads");
+/// drop(UPLOADS.get());
+/// poolable::export_metrics(); // no recorder installed: a no-op
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub fn export_metrics() {
+    for pool in pools() {
+        record(pool.name(), &pool.stats());
+    }
+}
+
+fn record(name: &str, stats: &Stats) {
+    let counters = [
+        ("poolable_gets_total", None, stats.gets),
+        ("poolable_misses_total", None, stats.misses),
+        ("poolable_puts_total", None, stats.puts),
+        (
+            "poolable_dropped_total",
+            Some("oversize"),
+            stats.dropped_oversize,
+        ),
+        ("poolable_dropped_total", Some("full"), stats.dropped_full),
+        ("poolable_dropped_total", Some("panic"), stats.dropped_panic),
+        ("poolable_dropped_total", Some("idle"), stats.dropped_idle),
+        ("poolable_detached_total", None, stats.detached),
+        ("poolable_prefilled_total", None, stats.prefilled),
+        ("poolable_drop_panics_total", None, stats.drop_panics),
+    ];
+    for (metric, reason, value) in counters {
+        let pool = name.to_owned();
+        match reason {
+            Some(reason) => metrics::counter!(metric, "pool" => pool, "reason" => reason),
+            None => metrics::counter!(metric, "pool" => pool),
+        }
+        .absolute(value);
+    }
+    let gauges = [
+        ("poolable_retained", stats.retained as f64),
+        ("poolable_retained_bytes", stats.retained_bytes as f64),
+        ("poolable_held", stats.held() as f64),
+    ];
+    for (metric, value) in gauges {
+        metrics::gauge!(metric, "pool" => name.to_owned()).set(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Pool;
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+
+    /// The value of `metric` for `pool` (and `reason`, if given).
+    fn value(
+        snapshot: &[(metrics_util::CompositeKey, DebugValue)],
+        metric: &str,
+        pool: &str,
+        reason: Option<&str>,
+    ) -> Option<f64> {
+        snapshot.iter().find_map(|(key, value)| {
+            let key = key.key();
+            let labels: Vec<_> = key.labels().map(|l| (l.key(), l.value())).collect();
+            let matches = key.name() == metric
+                && labels.contains(&("pool", pool))
+                && reason.is_none_or(|r| labels.contains(&("reason", r)));
+            matches.then(|| match value {
+                DebugValue::Counter(n) => *n as f64,
+                DebugValue::Gauge(g) => g.into_inner(),
+                DebugValue::Histogram(_) => f64::NAN,
+            })
+        })
+    }
+
+    #[test]
+    fn every_pool_is_exported_with_its_name_and_stats() {
+        static SCRATCH: Pool<Vec<u8>> = Pool::new().name("export-test-scratch").max_bytes(1024);
+        let held = SCRATCH.get();
+        drop(SCRATCH.get());
+        let mut big = SCRATCH.get();
+        big.reserve(4096);
+        drop(big); // over the cap
+        let heap = Pool::<String>::new().name("export-test-heap");
+        drop(heap.get());
+
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, super::export_metrics);
+        let snapshot: Vec<_> = snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .map(|(key, _, _, value)| (key, value))
+            .collect();
+
+        let scratch = "export-test-scratch";
+        assert_eq!(
+            value(&snapshot, "poolable_gets_total", scratch, None),
+            Some(3.0)
+        );
+        assert_eq!(
+            value(&snapshot, "poolable_misses_total", scratch, None),
+            Some(2.0)
+        );
+        assert_eq!(
+            value(
+                &snapshot,
+                "poolable_dropped_total",
+                scratch,
+                Some("oversize")
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&snapshot, "poolable_retained", scratch, None),
+            Some(0.0)
+        );
+        assert_eq!(value(&snapshot, "poolable_held", scratch, None), Some(1.0));
+        assert_eq!(
+            value(&snapshot, "poolable_gets_total", "export-test-heap", None),
+            Some(1.0)
+        );
+        drop(held);
+    }
+}
