@@ -184,7 +184,9 @@
 //!   (`Stats::dropped_full` counts the rest).
 //! - **Idle decay.** [`Pool::trim`] / [`trim_all`] drop values that stayed idle
 //!   across two consecutive trims, like Go's two-GC victim cache;
-//!   [`trimmer::spawn`] runs `trim_all` on an interval.
+//!   [`trimmer::spawn`] runs `trim_all` on an interval, and
+//!   [`trimmer::builder`] adds a memory-pressure check under which a tick
+//!   drops everything idle at once ([`clear_all`]).
 //!
 //! ```
 //! use poolable::Pool;

@@ -75,7 +75,7 @@ pub use policy::{
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, pools, report, trim_all};
+pub use registry::{PoolInfo, Report, clear_all, pools, report, trim_all};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 

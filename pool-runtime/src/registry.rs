@@ -20,15 +20,16 @@ use std::sync::{Mutex, PoisonError, RwLock};
 
 /// A pool's storage, whatever its type: what `trim_all` and `pools` need.
 trait Registered: Send + Sync {
-    fn trim(self: Arc<Self>);
+    /// `steps` decay steps: 1 is a trim, 2 a clear.
+    fn step(self: Arc<Self>, steps: u64);
     fn name(&self) -> &str;
     fn stats(&self) -> Stats;
     fn is_closed(&self) -> bool;
 }
 
 impl<T: Reset + Send + 'static> Registered for Storage<T> {
-    fn trim(self: Arc<Self>) {
-        decay::step(&self, 1);
+    fn step(self: Arc<Self>, steps: u64) {
+        decay::step(&self, steps);
     }
 
     fn name(&self) -> &str {
@@ -82,7 +83,26 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 /// ```
 pub fn trim_all() {
     for pool in live() {
-        pool.trim();
+        pool.step(1);
+    }
+}
+
+/// [`Pool::clear`] on every pool that has been used so far: every idle
+/// value of the process is dropped now, without waiting for two trims. What
+/// the [`trimmer`](crate::trimmer) does under memory pressure.
+///
+/// ```
+/// use poolable::{Pool, clear_all};
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+///
+/// drop(BUFS.get());
+/// clear_all();
+/// assert_eq!(BUFS.stats().retained, 0);
+/// ```
+pub fn clear_all() {
+    for pool in live() {
+        pool.step(2);
     }
 }
 

@@ -1,6 +1,7 @@
 //! A background thread that calls [`trim_all`](crate::trim_all) on an
 //! interval: Go-like idle decay for servers, without writing a timer.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -32,21 +33,139 @@ use std::time::Duration;
 /// trimmer.stop();
 /// ```
 pub fn spawn(interval: Duration) -> std::io::Result<Trimmer> {
-    let (stop, stopped) = mpsc::channel::<()>();
-    let thread = std::thread::Builder::new()
-        .name("poolable-trimmer".into())
-        .spawn(move || {
-            // A message or a dropped sender both mean "stop".
-            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
-                // `trim_all` already survives panicking `Drop`s; this keeps
-                // the thread alive through anything else a trim might meet.
-                let _ = std::panic::catch_unwind(crate::trim_all);
-            }
-        })?;
-    Ok(Trimmer {
-        stop: Some(stop),
-        thread: Some(thread),
-    })
+    builder().interval(interval).spawn()
+}
+
+/// A [`Builder`] for a trimmer with more than an interval.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let trimmer = poolable::trimmer::builder()
+///     .interval(Duration::from_secs(10))
+///     .on_memory_pressure(poolable::trimmer::system_memory_pressure)
+///     .spawn()
+///     .expect("spawn the trimmer");
+/// trimmer.stop();
+/// ```
+pub fn builder() -> Builder {
+    Builder {
+        interval: Duration::from_secs(30),
+        pressure: None,
+    }
+}
+
+/// How a trimmer tells memory pressure: called once per interval; `true`
+/// means "drop everything idle now".
+type Pressure = Box<dyn Fn() -> bool + Send>;
+
+/// Configures a trimmer: the interval (30 s by default) and what it does
+/// under memory pressure.
+pub struct Builder {
+    interval: Duration,
+    pressure: Option<Pressure>,
+}
+
+impl Builder {
+    /// Trim every `interval`: a value idle across two trims is dropped.
+    #[must_use]
+    pub fn interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+
+    /// At each interval, ask `pressure` first: when it says `true`, drop
+    /// every idle value of every pool ([`clear_all`](crate::clear_all))
+    /// instead of one decay step. [`system_memory_pressure`] reads the
+    /// process's cgroup limit (Linux); any `Fn() -> bool` works, such as a
+    /// test's switch or a signal from the service's own accounting.
+    #[must_use]
+    pub fn on_memory_pressure(mut self, pressure: impl Fn() -> bool + Send + 'static) -> Self {
+        self.pressure = Some(Box::new(pressure));
+        self
+    }
+
+    /// Start the thread.
+    ///
+    /// # Errors
+    ///
+    /// Returns the I/O error from [`std::thread::Builder::spawn`] if the
+    /// operating system cannot start a thread.
+    pub fn spawn(self) -> std::io::Result<Trimmer> {
+        let Builder { interval, pressure } = self;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("poolable-trimmer".into())
+            .spawn(move || {
+                // A message or a dropped sender both mean "stop".
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+                    // The trims already survive panicking `Drop`s; this keeps
+                    // the thread alive through anything else, a panicking
+                    // pressure check included.
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        if pressure.as_ref().is_some_and(|under| under()) {
+                            crate::clear_all();
+                        } else {
+                            crate::trim_all();
+                        }
+                    }));
+                }
+            })?;
+        Ok(Trimmer {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl core::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Builder")
+            .field("interval", &self.interval)
+            .field("on_memory_pressure", &self.pressure.is_some())
+            .finish()
+    }
+}
+
+/// Whether the process is near its memory limit, for
+/// [`Builder::on_memory_pressure`]: on Linux, true when the cgroup v2
+/// `memory.current` is at least 90% of `memory.max`, or, without a cgroup
+/// limit, when `/proc/pressure/memory` reports `some avg10` of 10% or more.
+/// Elsewhere, and when neither file can be read, always false.
+///
+/// ```
+/// # #[cfg(not(miri))] { // (reads files, which Miri's isolation forbids)
+/// let _under_pressure: bool = poolable::trimmer::system_memory_pressure();
+/// # }
+/// ```
+pub fn system_memory_pressure() -> bool {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    if let (Some(current), Some(max)) = (
+        read("/sys/fs/cgroup/memory.current"),
+        read("/sys/fs/cgroup/memory.max"),
+    ) && let Some(near) = cgroup_near_limit(&current, &max)
+    {
+        return near;
+    }
+    read("/proc/pressure/memory")
+        .is_some_and(|psi| psi_some_avg10(&psi).is_some_and(|avg| avg >= 10.0))
+}
+
+/// `current` at least 90% of `max`; `None` when there is no limit (`max`)
+/// or the files do not parse.
+fn cgroup_near_limit(current: &str, max: &str) -> Option<bool> {
+    let max: u64 = max.trim().parse().ok()?;
+    let current: u64 = current.trim().parse().ok()?;
+    Some(current.saturating_mul(10) >= max.saturating_mul(9))
+}
+
+/// The `avg10` of the `some` line of a PSI file.
+fn psi_some_avg10(psi: &str) -> Option<f64> {
+    let some = psi.lines().find(|line| line.starts_with("some "))?;
+    let avg = some
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("avg10="))?;
+    avg.parse().ok()
 }
 
 /// The handle of a background trimmer; dropping it stops the thread.
@@ -94,5 +213,25 @@ impl Drop for Trimmer {
             let joined = thread.join();
             debug_assert!(joined.is_ok(), "the trimmer thread ended in a panic");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroup_limits_parse() {
+        assert_eq!(cgroup_near_limit("950\n", "1000\n"), Some(true));
+        assert_eq!(cgroup_near_limit("899", "1000"), Some(false));
+        assert_eq!(cgroup_near_limit("5", "max\n"), None);
+        assert_eq!(cgroup_near_limit("junk", "1000"), None);
+    }
+
+    #[test]
+    fn psi_parses() {
+        let psi = "some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(psi_some_avg10(psi), Some(12.5));
+        assert_eq!(psi_some_avg10("full avg10=1.00"), None);
     }
 }
