@@ -266,6 +266,11 @@
 //! Every shape hands out the same guard ([`PoolGuard`]), with the same reset,
 //! size cap, retention bound, decay and [`Stats`].
 //!
+//! Across every pool, [`set_retained_budget`] caps the bytes the shared
+//! tiers keep, for a service that must stay under a memory limit: a return
+//! that would pass it is dropped, and when the budget is lowered,
+//! [`trim_all`] drops the oldest idle values first until it holds.
+//!
 //! # Choosing `max_bytes` and `max_retained`
 //!
 //! Start with the defaults, run a realistic load, and read [`Pool::stats`].

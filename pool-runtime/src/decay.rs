@@ -26,7 +26,6 @@ use crate::local::Stack;
 use crate::stats::{Counters, Event};
 use crate::storage::Storage;
 use crate::sync::{Arc, Ordering, lock};
-use core::mem;
 
 /// Bring a thread cache to the pool's current generation; returns what
 /// decayed, for the caller to drop after it lets go of the cache.
@@ -54,16 +53,7 @@ pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
     let _serial = lock(&storage.decay);
     storage.generation.fetch_add(steps, Ordering::AcqRel);
-    let mut dead = Vec::new();
-    storage.shards.each(|shard| {
-        shard.shrink();
-        let current = mem::take(&mut shard.current);
-        let victim = mem::replace(&mut shard.victim, current);
-        dead.extend(victim.into_iter().map(|entry| entry.value));
-        if steps >= 2 {
-            dead.extend(mem::take(&mut shard.victim).into_iter().map(|e| e.value));
-        }
-    });
+    let dead = storage.shards.step(steps);
     storage.count(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead.into_iter(), &storage.counters);
     for cache in storage.caches() {

@@ -16,6 +16,8 @@
 //! - `decay`: the two-trim rule, for both tiers.
 //! - `storage`: what a pool allocates on first use.
 //! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
+//! - `budget`: [`set_retained_budget`], the process-wide cap on the bytes
+//!   every pool's shared tier holds.
 //! - `stats`: [`Stats`] and the counters.
 //! - `registry`: every pool used so far ([`pools`], [`report`],
 //!   [`trim_all`]) and the pools of generic derived types.
@@ -45,6 +47,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod budget;
 mod buffer;
 mod decay;
 #[cfg(feature = "metrics")]
@@ -66,6 +69,7 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
+pub use budget::{set_retained_budget, shared_retained_bytes};
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
 #[cfg(feature = "metrics")]
 pub use export::export_metrics;

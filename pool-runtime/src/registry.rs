@@ -25,6 +25,9 @@ trait Registered: Send + Sync {
     fn name(&self) -> &str;
     fn stats(&self) -> Stats;
     fn is_closed(&self) -> bool;
+    /// Drop idle values of the shared tier, the oldest first (victims only,
+    /// or every list), until `bytes` are freed; returns the bytes freed.
+    fn shed(&self, oldest_only: bool, bytes: usize) -> usize;
 }
 
 impl<T: Reset + Send + 'static> Registered for Storage<T> {
@@ -42,6 +45,14 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
 
     fn is_closed(&self) -> bool {
         Storage::is_closed(self)
+    }
+
+    fn shed(&self, oldest_only: bool, bytes: usize) -> usize {
+        let _serial = crate::sync::lock(&self.decay);
+        let (dead, freed) = self.shards.shed(oldest_only, bytes);
+        self.count(crate::stats::Event::DroppedIdle, dead.len() as u64);
+        decay::drop_each(dead.into_iter(), &self.counters);
+        freed
     }
 }
 
@@ -84,6 +95,26 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 pub fn trim_all() {
     for pool in live() {
         pool.step(1);
+    }
+    enforce_budget();
+}
+
+/// Bring the shared tiers back under the retained budget, if they are over
+/// it: the values idle since the last trim first, in every pool, then the
+/// rest ([`set_retained_budget`](crate::set_retained_budget)).
+pub(crate) fn enforce_budget() {
+    if crate::budget::excess() == 0 {
+        return;
+    }
+    let pools = live();
+    for oldest_only in [true, false] {
+        for pool in &pools {
+            let excess = crate::budget::excess();
+            if excess == 0 {
+                return;
+            }
+            pool.shed(oldest_only, excess);
+        }
     }
 }
 

@@ -14,7 +14,9 @@
 //! drop after the guard is gone. So a panicking `Drop` cannot poison a shard
 //! and a `Drop` that uses the pool cannot deadlock on it.
 
+use crate::budget;
 use crate::sync::{CachePadded, Mutex, lock};
+use core::mem;
 
 /// A reset value and the bytes it keeps (heap bytes plus `size_of::<T>()`),
 /// measured once when it came back.
@@ -24,8 +26,8 @@ pub(crate) struct Entry<T> {
 }
 
 pub(crate) struct Shard<T> {
-    pub(crate) current: Vec<Entry<T>>,
-    pub(crate) victim: Vec<Entry<T>>,
+    current: Vec<Entry<T>>,
+    victim: Vec<Entry<T>>,
     /// How many entries it holds at most now: between `floor` and
     /// `ceiling`, grown by returns that find no room, halved by trims.
     cap: usize,
@@ -50,13 +52,56 @@ impl<T> Shard<T> {
 
     /// One decay step of the capacity: halve it, down to the floor. Entries
     /// above the new capacity stay until they are taken or decay.
-    pub(crate) fn shrink(&mut self) {
+    fn shrink(&mut self) {
         self.cap = (self.cap / 2).max(self.floor);
     }
 }
 
+/// Move up to `k` entries of `from` into `list` while the budget admits
+/// them (it may be passed by the last one: the check comes before the
+/// entry's size is known). Returns how many moved.
+fn admit<T>(
+    list: &mut Vec<Entry<T>>,
+    from: &mut impl Iterator<Item = Entry<T>>,
+    k: usize,
+) -> usize {
+    let mut moved = 0;
+    while moved < k && budget::admits(0) {
+        let Some(entry) = from.next() else { break };
+        budget::add(entry.bytes);
+        list.push(entry);
+        moved += 1;
+    }
+    moved
+}
+
+/// Entries leaving the shards: their bytes leave the budget.
+fn release<T>(entries: Vec<Entry<T>>) -> impl Iterator<Item = T> {
+    budget::sub(entries.iter().map(|entry| entry.bytes).sum());
+    entries.into_iter().map(|entry| entry.value)
+}
+
 pub(crate) struct Shards<T> {
     shards: Box<[CachePadded<Mutex<Shard<T>>>]>,
+}
+
+impl<T> Drop for Shards<T> {
+    fn drop(&mut self) {
+        let left: usize = self
+            .shards
+            .iter()
+            .map(|shard| {
+                let shard = lock(shard);
+                shard
+                    .current
+                    .iter()
+                    .chain(&shard.victim)
+                    .map(|e| e.bytes)
+                    .sum::<usize>()
+            })
+            .sum();
+        budget::sub(left);
+    }
 }
 
 impl<T> Shards<T> {
@@ -102,17 +147,15 @@ impl<T> Shards<T> {
                 break;
             }
             let k = (n - moved).min(shard.room());
-            shard.current.extend(from.by_ref().take(k));
-            moved += k;
+            moved += admit(&mut shard.current, from, k);
         }
-        if moved < n {
+        if moved < n && budget::admits(0) {
             // Every shard is full: the working set is larger than the
             // bound. Grow the home shard, within its ceiling.
             let mut shard = lock(&self.shards[home % self.shards.len()]);
             if valid() {
                 let k = shard.grow(n - moved).min(n - moved);
-                shard.current.extend(from.by_ref().take(k));
-                moved += k;
+                moved += admit(&mut shard.current, from, k);
             }
         }
         moved
@@ -125,9 +168,13 @@ impl<T> Shards<T> {
 
     /// Store one entry, or give it back if every shard is full.
     pub(crate) fn push(&self, home: usize, entry: Entry<T>) -> Result<(), Entry<T>> {
+        if !budget::admits(entry.bytes) {
+            return Err(entry);
+        }
         for shard in self.from(home) {
             let mut shard = lock(shard);
             if shard.room() > 0 {
+                budget::add(entry.bytes);
                 shard.current.push(entry);
                 return Ok(());
             }
@@ -135,10 +182,53 @@ impl<T> Shards<T> {
         // Every shard is full: grow the home shard, within its ceiling.
         let mut shard = lock(&self.shards[home % self.shards.len()]);
         if shard.grow(1) > 0 {
+            budget::add(entry.bytes);
             shard.current.push(entry);
             return Ok(());
         }
         Err(entry)
+    }
+
+    /// One decay step on every shard (the two-trim rule, `decay.rs`): drop
+    /// the victims and demote the current values; two steps drop both.
+    /// Returns what was dropped, for the caller to drop outside the locks.
+    pub(crate) fn step(&self, steps: u64) -> Vec<T> {
+        let mut dead = Vec::new();
+        self.each(|shard| {
+            shard.shrink();
+            let current = mem::take(&mut shard.current);
+            let victim = mem::replace(&mut shard.victim, current);
+            dead.extend(release(victim));
+            if steps >= 2 {
+                dead.extend(release(mem::take(&mut shard.victim)));
+            }
+        });
+        dead
+    }
+
+    /// Take the oldest entries out until `bytes` are freed, from the victims
+    /// only (`oldest_only`) or from every list. Returns them and their bytes.
+    pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Vec<T>, usize) {
+        let (mut dead, mut freed) = (Vec::new(), 0);
+        self.each(|shard| {
+            let lists: &mut [&mut Vec<Entry<T>>] = if oldest_only {
+                &mut [&mut shard.victim]
+            } else {
+                &mut [&mut shard.victim, &mut shard.current]
+            };
+            for list in lists {
+                let n = list
+                    .iter()
+                    .take_while(|entry| {
+                        let more = freed < bytes;
+                        freed += if more { entry.bytes } else { 0 };
+                        more
+                    })
+                    .count();
+                dead.extend(release(list.drain(..n).collect()));
+            }
+        });
+        (dead, freed)
     }
 
     /// Take up to `n` entries, most recently returned first: from the home
@@ -154,7 +244,10 @@ impl<T> Shards<T> {
             for list in [&mut shard.current, &mut shard.victim] {
                 while moved < n {
                     match list.pop() {
-                        Some(entry) => into(entry),
+                        Some(entry) => {
+                            budget::sub(entry.bytes);
+                            into(entry);
+                        }
                         None => break,
                     }
                     moved += 1;
@@ -166,7 +259,7 @@ impl<T> Shards<T> {
 
     /// Run `f` on every shard in turn, under its lock. `f` must not run user
     /// code: it moves values out for the caller to drop.
-    pub(crate) fn each(&self, mut f: impl FnMut(&mut Shard<T>)) {
+    fn each(&self, mut f: impl FnMut(&mut Shard<T>)) {
         for shard in self.shards.iter() {
             f(&mut lock(shard));
         }

@@ -1,0 +1,93 @@
+//! `set_retained_budget`: a process-wide cap on the bytes every pool's
+//! shared tier holds. Its own binary: the budget is global.
+
+use poolable::{Pool, set_retained_budget, shared_retained_bytes, trim_all};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+fn alone() -> MutexGuard<'static, ()> {
+    static ALONE: Mutex<()> = Mutex::new(());
+    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+const CAPACITY: usize = 4000;
+/// What one value counts: its buffer plus the pool's own storage of it.
+const VALUE: usize = CAPACITY + size_of::<Vec<u8>>();
+
+fn sized() -> Vec<u8> {
+    Vec::with_capacity(CAPACITY)
+}
+
+/// `n` values returned to `pool` by a thread that then exits, so they all
+/// go to the shared tier.
+fn return_from_a_thread(pool: &Pool<Vec<u8>>, n: usize) {
+    std::thread::scope(|s| {
+        // `join`, not the end of the scope: it waits for the thread's
+        // destructors, which hand its cache to the shards.
+        s.spawn(|| {
+            let held: Vec<_> = (0..n).map(|_| pool.get()).collect();
+            drop(held);
+        })
+        .join()
+        .unwrap();
+    });
+}
+
+#[test]
+fn many_pools_stay_within_the_budget() {
+    let _alone = alone();
+    let budget = 10 * VALUE;
+    set_retained_budget(Some(budget));
+    let pools: Vec<Pool<Vec<u8>>> = (0..20).map(|_| Pool::with_new(sized)).collect();
+    for pool in &pools {
+        return_from_a_thread(pool, 30);
+        assert!(
+            shared_retained_bytes() <= budget + VALUE,
+            "{}",
+            shared_retained_bytes()
+        );
+    }
+    let kept: usize = pools.iter().map(|p| p.stats().retained_bytes).sum();
+    assert_eq!(kept, shared_retained_bytes());
+    let dropped: u64 = pools.iter().map(|p| p.stats().dropped_full).sum();
+    assert!(dropped >= (20 * 30 - 11) as u64, "{dropped}");
+    assert!(pools.iter().all(|p| p.stats().is_balanced()));
+
+    set_retained_budget(None);
+    drop(pools);
+    assert_eq!(
+        shared_retained_bytes(),
+        0,
+        "every dropped pool released its bytes"
+    );
+}
+
+#[test]
+fn lowering_the_budget_sheds_the_oldest_idle_values_first() {
+    let _alone = alone();
+    set_retained_budget(None);
+    let old = Pool::with_new(sized);
+    let new = Pool::with_new(sized);
+    return_from_a_thread(&old, 10);
+    trim_all(); // `old`'s values are now idle across one trim
+    return_from_a_thread(&new, 10);
+    assert_eq!(shared_retained_bytes(), 20 * VALUE);
+
+    set_retained_budget(Some(12 * VALUE));
+    let (old_stats, new_stats) = (old.stats(), new.stats());
+    assert_eq!(
+        (old_stats.retained, old_stats.dropped_idle),
+        (2, 8),
+        "{old_stats}"
+    );
+    assert_eq!(
+        (new_stats.retained, new_stats.dropped_idle),
+        (10, 0),
+        "{new_stats}"
+    );
+    assert_eq!(shared_retained_bytes(), 12 * VALUE);
+
+    set_retained_budget(Some(5 * VALUE));
+    assert_eq!(old.stats().retained, 0);
+    assert_eq!(new.stats().retained, 5);
+    set_retained_budget(None);
+}
