@@ -1,5 +1,7 @@
 //! Each thread's table of its tenants (one per pool it has used), indexed
-//! by the pool's [`Key`]: the lookup on every get and return.
+//! by the pool's [`Key`]: the lookup on every get and return. The fast path
+//! reaches the table through a destructor-less thread-local pointer
+//! (`FAST`), so it pays no lazy-registration check.
 //!
 //! An entry is two plain words read on the fast path (the key's unique
 //! number and a pointer to the tenant) plus the owning `Arc` behind a trait
@@ -149,12 +151,47 @@ fn evict(entries: Vec<Entry>) {
 impl Drop for Table {
     /// Thread exit.
     fn drop(&mut self) {
+        // From here on, lookups (from the values' `Drop`s below) find nothing.
+        #[cfg(not(poolable_loom))]
+        FAST.with(|fast| fast.set(core::ptr::null()));
         evict(core::mem::take(self.entries.get_mut()));
     }
 }
 
 thread_local_const! {
     static TABLE: Table = Table::new();
+}
+
+#[cfg(not(poolable_loom))]
+std::thread_local! {
+    /// This thread's `TABLE` once `link` has used it, null before that and
+    /// from the start of the table's destructor. It has no destructor of its
+    /// own, so reading it is one thread-local load with no registration
+    /// check: the fast path's way in.
+    static FAST: Cell<*const Table> = const { Cell::new(core::ptr::null()) };
+}
+
+/// Run `f` with this thread's table, if it has one that is not being
+/// destroyed.
+#[inline(always)]
+fn current<R>(f: impl FnOnce(&Table) -> Option<R>) -> Option<R> {
+    #[cfg(not(poolable_loom))]
+    {
+        let table = FAST.with(Cell::get);
+        if table.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null `FAST` was set by `link` to this thread's
+        // `TABLE`, which lives until the thread's destructors run, and whose
+        // destructor nulls `FAST` before anything else: the table is alive.
+        f(unsafe { &*table })
+    }
+    // Under loom, the plain path (loom's thread-locals have their own rules
+    // for access during destruction).
+    #[cfg(poolable_loom)]
+    {
+        TABLE.try_with(f).ok().flatten()
+    }
 }
 
 /// Restores the depth when a closure returns or unwinds.
@@ -171,19 +208,16 @@ impl Drop for Depth<'_> {
 /// (never linked, or the thread is exiting and its table is gone).
 #[inline(always)]
 pub(crate) fn with<S, H, R>(key: &Key<S, H>, f: impl FnOnce(Owner<'_, S, H>) -> R) -> Option<R> {
-    TABLE
-        .try_with(|table| {
-            let tenant = table.find(key.index, key.unique)?;
-            table.depth.set(table.depth.get() + 1);
-            let _depth = Depth(&table.depth);
-            // SAFETY: the entry matched `key.unique`, so it was linked with a
-            // `Key<S, H>` and holds a `Tenant<S, H>` (module docs); its `Arc`
-            // is in the table, which removes nothing while `depth` > 0.
-            let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
-            Some(f(Owner::new(tenant)))
-        })
-        .ok()
-        .flatten()
+    current(|table| {
+        let tenant = table.find(key.index, key.unique)?;
+        table.depth.set(table.depth.get() + 1);
+        let _depth = Depth(&table.depth);
+        // SAFETY: the entry matched `key.unique`, so it was linked with a
+        // `Key<S, H>` and holds a `Tenant<S, H>` (module docs); its `Arc`
+        // is in the table, which removes nothing while `depth` > 0.
+        let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
+        Some(f(Owner::new(tenant)))
+    })
 }
 
 /// Give this thread the tenant for `key`. False if it cannot now: the thread
@@ -218,6 +252,8 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
             };
             // SAFETY: as above; one pointer swap, no user code.
             let old = core::mem::replace(unsafe { &mut *table.entries.get() }, new);
+            #[cfg(not(poolable_loom))]
+            FAST.with(|fast| fast.set(table));
             // The replaced entries (and their tenants, if these were the last
             // references) are freed now that the table is consistent again.
             drop(old);
