@@ -53,9 +53,7 @@ pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
     let _serial = lock(&storage.decay);
     storage.generation.fetch_add(steps, Ordering::AcqRel);
-    let dead = storage.shards.step(steps);
-    storage.count(Event::DroppedIdle, dead.len() as u64);
-    drop_each(dead.into_iter(), &storage.counters);
+    drop_idle(storage, storage.shards.step(steps));
     for cache in storage.caches() {
         let dead = cache.reclaim(1, |stack, _| {
             let dead = age(stack, storage);
@@ -63,10 +61,16 @@ pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
             dead
         });
         if let Some(dead) = dead {
-            storage.count(Event::DroppedIdle, dead.len() as u64);
-            drop_each(dead.into_iter(), &storage.counters);
+            drop_idle(storage, dead);
         }
     }
+}
+
+/// Count idle values that decay (or the retained budget) let go of on the
+/// pool's shared counters, then drop them.
+pub(crate) fn drop_idle<T>(storage: &Storage<T>, dead: Vec<T>) {
+    storage.count(Event::DroppedIdle, dead.len() as u64);
+    drop_each(dead.into_iter(), &storage.counters);
 }
 
 /// Drop each value on its own; count the panics on `counters`.

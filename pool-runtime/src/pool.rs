@@ -169,12 +169,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(BIG.get().capacity() >= 1 << 20);
     /// ```
     pub const fn with_new(new: fn() -> T) -> Self {
-        Pool {
-            new: New::Fn(new),
-            policy: Policy::DEFAULT,
-            name: Name::Type,
-            storage: OnceBox::new(),
-        }
+        Self::built_by(New::Fn(new))
     }
 
     /// A pool that constructs values with the closure `new`, which may
@@ -190,8 +185,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(pool.get().capacity() >= size);
     /// ```
     pub fn from_fn(new: impl Fn() -> T + Send + Sync + 'static) -> Self {
+        Self::built_by(New::Closure(Box::new(new)))
+    }
+
+    /// A pool with the default policy whose misses call `new`.
+    const fn built_by(new: New<T>) -> Self {
         Pool {
-            new: New::Closure(Box::new(new)),
+            new,
             policy: Policy::DEFAULT,
             name: Name::Type,
             storage: OnceBox::new(),
@@ -340,8 +340,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let Some(value) = slot.as_mut() else { return };
         let on_panic = CountOnUnwind(self);
         T::reset(value);
-        // The pool stores `T` itself too: that counts toward the cap.
-        let bytes = T::heap_bytes(value).saturating_add(core::mem::size_of::<T>());
+        let bytes = size_of_kept(value);
         core::mem::forget(on_panic);
         let storage = self.storage();
         if bytes > self.policy.max_bytes {
@@ -385,7 +384,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         while kept < n && storage.shards.has_room() {
             let value = self.new.call();
             storage.count(Event::Prefilled, 1);
-            let bytes = T::heap_bytes(&value).saturating_add(core::mem::size_of::<T>());
+            let bytes = size_of_kept(&value);
             if bytes > self.policy.max_bytes {
                 storage.count(Event::DroppedOversize, 1);
                 drop(value);
@@ -508,6 +507,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
             decay::step(storage, 2);
         }
     }
+}
+
+/// What keeping `value` costs, checked against the size cap: its heap bytes
+/// plus `size_of::<T>()`, the pool's own storage of it.
+fn size_of_kept<T: Reset>(value: &T) -> usize {
+    T::heap_bytes(value).saturating_add(core::mem::size_of::<T>())
 }
 
 /// Counts a `dropped_panic` if dropped, i.e. if a reset or a constructor

@@ -50,8 +50,7 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize {
         let _serial = crate::sync::lock(&self.decay);
         let (dead, freed) = self.shards.shed(oldest_only, bytes);
-        self.count(crate::stats::Event::DroppedIdle, dead.len() as u64);
-        decay::drop_each(dead.into_iter(), &self.counters);
+        decay::drop_idle(self, dead);
         freed
     }
 }
