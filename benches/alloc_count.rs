@@ -175,6 +175,33 @@ fn memory(cap: &'static str, kind: Kind) -> Memory {
 
 static CLASSES_CAPPED: BufferPool = BufferPool::new();
 static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
+static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(work::BIG_LEN);
+
+/// `memory` for the adaptive cap (`max_bytes_auto` under a 1 MiB ceiling).
+fn auto_cap_memory() -> Memory {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let base = LIVE.load(Relaxed);
+            PEAK.store(base, Relaxed);
+            let allocs = ALLOCS.load(Relaxed);
+            for i in 0..OPS {
+                work::mixed(&mut AUTO.get(), i);
+            }
+            let stats = AUTO.stats();
+            Memory {
+                cap: "auto (≤ 1 MiB)",
+                kind: "auto-cap",
+                allocs_per_op: (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64,
+                peak: PEAK.load(Relaxed).saturating_sub(base),
+                retained: LIVE.load(Relaxed).saturating_sub(base),
+                poolable_retained_bytes: Some(stats.retained_bytes),
+                hit_rate: Some(stats.hit_rate()),
+            }
+        })
+        .join()
+        .expect("memory thread panicked")
+    })
+}
 
 /// `memory` for the `BufferPool` contender: each request asks for the
 /// length it needs.
@@ -305,6 +332,9 @@ fn main() {
             }
         }
         mem.push(buffer_pool_memory(cap));
+        if cap == "cap 64 KiB" {
+            mem.push(auto_cap_memory());
+        }
     }
 
     // ---- print

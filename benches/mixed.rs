@@ -3,6 +3,9 @@
 //! for the contenders that have one) and off. Memory figures come from
 //! `alloc_count`. `buffer-pool` is a `BufferPool` asked for the length each
 //! request needs (64 KiB classes at most with the cap on, 1 MiB with it off).
+//! `auto-cap` is a `Pool<Vec<u8>>` with an adaptive cap under a 1 MiB
+//! ceiling (`max_bytes_auto`), in the capped column: it must find a cap
+//! that drops the big buffers by itself.
 
 #[path = "support/mod.rs"]
 pub mod support;
@@ -15,6 +18,7 @@ static CAPPED: Pool<Vec<u8>> = Pool::new();
 static UNCAPPED: Pool<Vec<u8>> = Pool::new().max_bytes(NO_CAP);
 static CLASSES_CAPPED: BufferPool = BufferPool::new();
 static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
+static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(work::BIG_LEN);
 
 /// Bench the `BufferPool` contender under `param`.
 fn buffer_pool(
@@ -44,6 +48,15 @@ fn mixed(c: &mut Criterion) {
             .collect();
         support::bench_kinds(&mut g, "cap 64 KiB", &peers, &kinds, work::mixed);
         buffer_pool(&mut g, "cap 64 KiB", &CLASSES_CAPPED);
+        g.bench_function(criterion::BenchmarkId::new("auto-cap", "cap 64 KiB"), |b| {
+            b.iter_custom(|n| {
+                support::timed(|| {
+                    for i in 0..n {
+                        work::mixed(&mut AUTO.get(), i);
+                    }
+                })
+            })
+        });
     }
     {
         let peers = Contenders::new(&UNCAPPED, Vec::new, NO_CAP);

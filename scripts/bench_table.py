@@ -48,6 +48,7 @@ CONTENDERS = [
     ("static-pool", "**poolable** static `Pool<Vec<u8>>`, no derive"),
     ("generic", "**poolable** generic derived `Wrapper<u8>`"),
     ("buffer-pool", "**poolable** `BufferPool` (size classes)"),
+    ("auto-cap", "**poolable** adaptive cap (`max_bytes_auto`, ceiling 1 MiB)"),
     ("object-pool", "object-pool 0.6"),
     ("lockfree-linear", "lockfree-object-pool Linear"),
     ("lockfree-spinlock", "lockfree-object-pool SpinLock"),
@@ -125,7 +126,8 @@ WORKLOADS = {
         "(poolable's default; opool via `is_valid`; poolshark's max element capacity; the baseline checks "
         "it too). `cap off`: everything is kept. Contenders without a cap only run `cap off`. "
         "`BufferPool` (size classes) is asked for the length each request needs, with classes up to "
-        "64 KiB (`cap 64 KiB`) or 1 MiB (`cap off`).",
+        "64 KiB (`cap 64 KiB`) or 1 MiB (`cap off`). The adaptive cap (`max_bytes_auto`, under a "
+        "1 MiB ceiling) sits in the capped column: it has to find a cap that drops the big buffers itself.",
     ),
 }
 

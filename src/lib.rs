@@ -286,6 +286,20 @@
 //!   cap at least that size, or every value is dropped on its first return.
 //! - `retained_bytes` is the memory the pool holds now; at worst it is about
 //!   (retention bound) × `max_bytes`.
+//! - **Over the cap: drop or shrink.** By default a value over the cap is
+//!   dropped, which is right when such values are rare outliers. When values
+//!   often grow a little over it, or are costly to build again,
+//!   [`Pool::oversize`]`(`[`Oversize::Shrink`]`)` (`#[poolable(oversize = "shrink")]`)
+//!   shrinks them back under the cap and keeps them
+//!   ([`Reset::shrink_heap`]; `Stats::shrunk` counts them): a struct's
+//!   largest buffer is cut, its small ones keep their allocations.
+//! - **Not sure of the typical size, or it shifts?** [`Pool::max_bytes_auto`]
+//!   (`#[poolable(max_bytes = "auto")]`) calibrates the cap from what
+//!   returned values used, as bytebufferpool does: every
+//!   [`AUTO_CAP_WINDOW`] returns, twice the 95th percentile's power-of-two
+//!   class, within [`AUTO_CAP_FLOOR`] and `max_bytes`; it rises at once and
+//!   falls only after two windows agree. New values are pre-sized to the
+//!   most common use. It costs its pool two relaxed atomic adds per return.
 //!
 //! **`max_retained`** (default `4 × CPUs × LOCAL_CACHE_SIZE`, see
 //! [`DEFAULT_RETAINED_PER_CPU`]) decides how many idle values are kept.
@@ -596,6 +610,8 @@
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
 //! | `name = "..."` | struct | the pool's name in [`pools`] and [`report`] (default: the type's name); `Poolable` only | `#[poolable(name = "uploads")]` |
 //! | `max_bytes = N` | struct | size cap of the type's pool (default 64 KiB); `Poolable` only | `#[poolable(max_bytes = 1 << 20)]` |
+//! | `max_bytes = "auto"` | struct | an adaptive size cap ([`Pool::max_bytes_auto`]), under `max_bytes = N` if also given; `Poolable` only | `#[poolable(max_bytes = "auto")]` |
+//! | `oversize = "..."` | struct | `"drop"` (default) or `"shrink"` a value over the size cap ([`Oversize`]); `Poolable` only | `#[poolable(oversize = "shrink")]` |
 //! | `crate = "path"` | struct | where the `poolable` crate is, when it is re-exported under another name | `#[poolable(crate = "my_runtime::poolable")]` |
 //! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls | `#[poolable(bound = "T: Reset + Clone")]` |
 //!
@@ -702,7 +718,8 @@
 //!
 //! | setting | default | change it with |
 //! | --- | --- | --- |
-//! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]` |
+//! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]`; adaptive: [`Pool::max_bytes_auto`] |
+//! | over the cap | dropped ([`Oversize::Drop`]) | [`Pool::oversize`], `#[poolable(oversize = "shrink")]` |
 //! | retention bound | `4 × CPUs × LOCAL_CACHE_SIZE` (64 on 2 CPUs), growing under load up to 8 times that and shrinking at trims | [`Pool::max_retained`], `#[poolable(max_retained = N)]` (fixed) |
 //! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool | (fixed) |
 //! | idle decay | none until you call [`Pool::trim`] / [`trim_all`] or start [`trimmer::spawn`] | |

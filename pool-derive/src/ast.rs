@@ -37,6 +37,10 @@ pub struct ContainerAttrs {
     pub max_retained: Option<Expr>,
     /// `max_bytes = N`.
     pub max_bytes: Option<Expr>,
+    /// `max_bytes = "auto"`: the cap adapts, under `max_bytes` if also given.
+    pub max_bytes_auto: bool,
+    /// `oversize = "shrink"` (or `"drop"`): the `Oversize` variant to use.
+    pub oversize: Option<Ident>,
     /// `name = "..."`: the pool's name in `pools()`.
     pub name: Option<LitStr>,
     /// `crate = "path"`: where the runtime is, instead of `::poolable`.

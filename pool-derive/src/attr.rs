@@ -12,7 +12,15 @@ use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, ExprPath, Fields, Lit, LitStr, Member, Token,
 };
 
-const CONTAINER_KEYS: &[&str] = &["new", "max_retained", "max_bytes", "name", "crate", "bound"];
+const CONTAINER_KEYS: &[&str] = &[
+    "new",
+    "max_retained",
+    "max_bytes",
+    "oversize",
+    "name",
+    "crate",
+    "bound",
+];
 const FIELD_KEYS: &[&str] = &[
     "skip",
     "default",
@@ -134,7 +142,7 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
         let result = attr.parse_nested_meta(|meta| {
             let key = key_of(&meta);
             match key.as_str() {
-                "new" | "max_retained" | "max_bytes" | "name" if derive == Derive::Reset => {
+                "new" | "max_retained" | "max_bytes" | "oversize" | "name" if derive == Derive::Reset => {
                     errors.spanned(
                         &meta.path,
                         format!("`{key}` configures the pool, which only `#[derive(Poolable)]` generates"),
@@ -146,6 +154,38 @@ fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> 
                         && seen.first(&meta, &key, errors)
                     {
                         out.new = Some(path);
+                    }
+                    Ok(())
+                }
+                "max_bytes" if meta.input.peek(Token![=]) && meta.input.peek2(LitStr) => {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    if lit.value() != "auto" {
+                        errors.push(syn::Error::new(
+                            lit.span(),
+                            "`max_bytes` takes an integer, like `max_bytes = 65536`, or `\"auto\"` (an adaptive cap)",
+                        ));
+                    } else if seen.first(&meta, "max_bytes = \"auto\"", errors) {
+                        out.max_bytes_auto = true;
+                    }
+                    Ok(())
+                }
+                "oversize" => {
+                    let Some(lit) = string_value(&meta, "oversize = \"shrink\"", errors)? else {
+                        return Ok(());
+                    };
+                    let variant = match lit.value().as_str() {
+                        "shrink" => "Shrink",
+                        "drop" => "Drop",
+                        other => {
+                            errors.push(syn::Error::new(
+                                lit.span(),
+                                format!("`oversize` is `\"drop\"` or `\"shrink\"`, not `\"{other}\"`"),
+                            ));
+                            return Ok(());
+                        }
+                    };
+                    if seen.first(&meta, &key, errors) {
+                        out.oversize = Some(syn::Ident::new(variant, lit.span()));
                     }
                     Ok(())
                 }

@@ -50,6 +50,11 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .fields
         .iter()
         .filter_map(|field| field_heap_bytes(field, krate));
+    let used = cont
+        .fields
+        .iter()
+        .filter_map(|field| field_used_bytes(field, krate));
+    let shrink = shrink_heap(cont, krate);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
@@ -63,6 +68,47 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             fn heap_bytes(&self) -> usize {
                 0usize #(.saturating_add(#sizes))*
             }
+
+            #[inline]
+            fn used_bytes(&self) -> usize {
+                0usize #(.saturating_add(#used))*
+            }
+
+            #shrink
+        }
+    }
+}
+
+/// `Reset::shrink_heap` (for `oversize = "shrink"`): the fields reset by their
+/// `Reset` impl shrink to one level, chosen so the struct fits
+/// (`shrink_level`), so small fields keep their buffers and the largest is
+/// cut; fields with another rule keep theirs. Nothing (the trait's no-op)
+/// for a struct with no such field.
+fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let shrinkable: Vec<&Field<'_>> = cont
+        .fields
+        .iter()
+        .filter(|field| matches!(field.attrs.rule, Rule::Reset))
+        .collect();
+    if shrinkable.is_empty() {
+        return TokenStream::new();
+    }
+    let parts = shrinkable
+        .iter()
+        .filter_map(|field| field_heap_bytes(field, krate));
+    // `self` and the local keep the derive's own span (see `wipe_field`).
+    let (this, level) = (quote!(self), quote!(level));
+    let shrinks = shrinkable.iter().map(|Field { member, ty, .. }| {
+        quote_spanned!(ty.span()=> <#ty as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
+    });
+    quote! {
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as #krate::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = #krate::__private::shrink_level(total, &[#(#parts),*], max_bytes);
+            #(#shrinks)*
         }
     }
 }
@@ -166,6 +212,20 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     }
 }
 
+/// A field's used bytes (`Reset::used_bytes`): for a field reset by its
+/// `Reset` impl, that impl's; a `heap_bytes = path` measure stands for both.
+/// The fields `field_heap_bytes` counts, no others.
+fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
+    let Field { member, ty, attrs } = field;
+    let this = quote!(self);
+    match (&attrs.heap_bytes, &attrs.rule) {
+        (None, Rule::Reset) => {
+            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::used_bytes(&#this.#member)))
+        }
+        _ => field_heap_bytes(field, krate),
+    }
+}
+
 /// Inferred bounds, serde style: `T: Reset` for each type parameter that a
 /// field reset by its `Reset` impl mentions (not `FieldType: Reset`, which
 /// would send a recursive type into an infinite bound), plus the exact field
@@ -261,11 +321,18 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .max_retained
         .as_ref()
         .map(|n| quote!(.max_retained(#n)));
-    let max_bytes = cont
+    let auto = cont.attrs.max_bytes_auto.then(|| quote!(.max_bytes_auto()));
+    let cap = cont
         .attrs
         .max_bytes
         .as_ref()
         .map(|n| quote!(.max_bytes(#n)));
+    let oversize = cont
+        .attrs
+        .oversize
+        .as_ref()
+        .map(|variant| quote!(.oversize(#krate::Oversize::#variant)));
+    let max_bytes = quote!(#auto #cap #oversize);
     let name = cont.attrs.name.as_ref().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {

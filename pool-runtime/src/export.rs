@@ -53,6 +53,7 @@ fn record(name: &str, stats: &Stats) {
         ("poolable_detached_total", None, stats.detached),
         ("poolable_prefilled_total", None, stats.prefilled),
         ("poolable_drop_panics_total", None, stats.drop_panics),
+        ("poolable_shrunk_total", None, stats.shrunk),
     ];
     for (metric, reason, value) in counters {
         let pool = name.to_owned();

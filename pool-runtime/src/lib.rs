@@ -47,6 +47,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod autocap;
 mod budget;
 mod buffer;
 mod decay;
@@ -69,6 +70,7 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
+pub use autocap::{AUTO_CAP_FLOOR, AUTO_CAP_WINDOW};
 pub use budget::{set_retained_budget, shared_retained_bytes};
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
 #[cfg(feature = "metrics")]
@@ -76,6 +78,7 @@ pub use export::export_metrics;
 pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
 pub use policy::{
     ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE,
+    Oversize,
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
@@ -123,6 +126,7 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::registry::generic_pool;
+    pub use crate::reset::shrink_level;
 
     /// Do now what the calling thread's exit will do to its thread caches.
     /// For the loom models, whose `join` returns before thread-local

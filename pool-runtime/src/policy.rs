@@ -48,25 +48,78 @@ const MAX_SHARDS: usize = 64;
 /// thread), and its pool works from the shards alone. Pool `Box<T>` instead.
 const MAX_CACHED_SIZE: usize = 4096;
 
+/// What a pool does with a returned value whose size is over its cap
+/// ([`Pool::max_bytes`](crate::Pool::max_bytes)); set with
+/// [`Pool::oversize`](crate::Pool::oversize) or `#[poolable(oversize = "shrink")]`.
+///
+/// - **`Drop`** (the default) fits values that are rarely over the cap: an
+///   outlier is left to the allocator, and the next get constructs a fresh
+///   value. It is also the only choice for a value that cannot shrink.
+/// - **`Shrink`** fits values that often grow a little over the cap, or
+///   whose other parts are costly to build again: a request struct whose
+///   body buffer sometimes grows large keeps its other fields' allocations,
+///   and only the large buffer is reallocated smaller
+///   ([`Reset::shrink_heap`](crate::Reset::shrink_heap)). A value still over
+///   the cap after shrinking is dropped.
+///
+/// ```
+/// use poolable::{Oversize, Pool};
+///
+/// let pool: Pool<Vec<u8>> = Pool::new().max_bytes(4096).oversize(Oversize::Shrink);
+/// pool.get().reserve(1 << 20);
+/// let stats = pool.stats();
+/// assert_eq!((stats.shrunk, stats.dropped_oversize, stats.retained), (1, 0, 1));
+/// assert!(pool.get().capacity() <= 4096);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Oversize {
+    /// Drop the value (`Stats::dropped_oversize`).
+    #[default]
+    Drop,
+    /// Shrink it under the cap with [`Reset::shrink_heap`](crate::Reset::shrink_heap)
+    /// and keep it (`Stats::shrunk`); drop it if it still does not fit.
+    Shrink,
+}
+
 /// What a pool was configured with; `max_retained == None` means "the default
 /// for this machine", resolved when the pool's storage is first allocated.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Policy {
     pub(crate) max_retained: Option<usize>,
     pub(crate) max_bytes: usize,
+    /// Returns over this take the cold return path: `max_bytes`, or 0 for
+    /// an adaptive cap, whose every return is recorded there.
+    pub(crate) fast_cap: usize,
+    /// `max_bytes_auto`: calibrate the cap within `[AUTO_CAP_FLOOR, max_bytes]`.
+    pub(crate) auto_cap: bool,
+    pub(crate) oversize: Oversize,
 }
 
 impl Policy {
     pub(crate) const DEFAULT: Policy = Policy {
         max_retained: None,
         max_bytes: DEFAULT_MAX_BYTES,
+        fast_cap: DEFAULT_MAX_BYTES,
+        auto_cap: false,
+        oversize: Oversize::Drop,
     };
+
+    /// Set the size cap (the ceiling, for an adaptive cap).
+    pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
+        self.max_bytes = bytes;
+        if !self.auto_cap {
+            self.fast_cap = bytes;
+        }
+    }
 }
 
 /// The policy resolved against this machine: sizes of the thread caches and shards.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Limits {
     pub(crate) max_bytes: usize,
+    /// The cap adapts (`crate::autocap`), with `max_bytes` as its ceiling.
+    pub(crate) auto_cap: bool,
     pub(crate) max_retained: usize,
     /// Capacity of each thread's private cache.
     pub(crate) local_cap: usize,
@@ -109,6 +162,7 @@ impl Limits {
             .collect();
         Limits {
             max_bytes: policy.max_bytes,
+            auto_cap: policy.auto_cap,
             max_retained,
             local_cap,
             shard_caps,

@@ -7,7 +7,7 @@ use crate::Reset;
 use crate::decay;
 use crate::guard::{OwnedPooled, PoolGuard, Pooled};
 use crate::local;
-use crate::policy::{self, Limits, Policy};
+use crate::policy::{self, Limits, Oversize, Policy};
 use crate::registry;
 use crate::shard::Entry;
 use crate::stats::{Event, Stats};
@@ -228,7 +228,69 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().retained, 0);
     /// ```
     pub const fn max_bytes(mut self, bytes: usize) -> Self {
-        self.policy.max_bytes = bytes;
+        self.policy.set_max_bytes(bytes);
+        self
+    }
+
+    /// Let the size cap adapt to the sizes actually returned, as
+    /// valyala/bytebufferpool does: every [`AUTO_CAP_WINDOW`](crate::AUTO_CAP_WINDOW)
+    /// returns, the cap becomes the smallest power-of-two class that covers
+    /// 95% of them, between [`AUTO_CAP_FLOOR`](crate::AUTO_CAP_FLOOR) and
+    /// [`max_bytes`](Pool::max_bytes) (the ceiling). It rises at once and
+    /// lowers only when two windows in a row ask for less. A value the pool
+    /// constructs gets the most common size reserved
+    /// ([`Reset::reserve_heap`]), so new buffers start at the size most
+    /// uses reach.
+    ///
+    /// The cost: each return of such a pool records its size on shared
+    /// counters (two relaxed atomic adds) and takes the pool's cold return
+    /// path. Pools without it are unaffected. [`max_bytes_now`](Pool::max_bytes_now)
+    /// reads the cap in force.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(1 << 20);
+    ///
+    /// for _ in 0..2 * poolable::AUTO_CAP_WINDOW {
+    ///     BUFS.get().extend_from_slice(&[0; 100]); // small uses only
+    /// }
+    /// assert_eq!(BUFS.max_bytes_now(), poolable::AUTO_CAP_FLOOR);
+    /// ```
+    pub const fn max_bytes_auto(mut self) -> Self {
+        self.policy.auto_cap = true;
+        self.policy.fast_cap = 0;
+        self
+    }
+
+    /// The size cap in force: [`max_bytes`](Pool::max_bytes), or the
+    /// calibrated cap of a [`max_bytes_auto`](Pool::max_bytes_auto) pool.
+    ///
+    /// ```
+    /// use poolable::Pool;
+    ///
+    /// let pool: Pool<String> = Pool::new().max_bytes(1024);
+    /// assert_eq!(pool.max_bytes_now(), 1024);
+    /// ```
+    pub fn max_bytes_now(&self) -> usize {
+        self.storage().max_bytes()
+    }
+
+    /// What to do with a returned value over the size cap: drop it (the
+    /// default) or shrink it under the cap and keep it. See [`Oversize`] for
+    /// when each is right.
+    ///
+    /// ```
+    /// use poolable::{Oversize, Pool};
+    ///
+    /// static BODIES: Pool<String> = Pool::new().max_bytes(1024).oversize(Oversize::Shrink);
+    ///
+    /// BODIES.get().push_str(&"x".repeat(10_000));
+    /// assert_eq!(BODIES.stats().shrunk, 1);
+    /// assert!(BODIES.get().capacity() <= 1024);
+    /// ```
+    pub const fn oversize(mut self, policy: Oversize) -> Self {
+        self.policy.oversize = policy;
         self
     }
 
@@ -308,7 +370,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     fn create(&self) -> T {
         let on_panic = CountOnUnwind(self);
-        let value = self.new.call();
+        let mut value = self.new.call();
+        if let Some(auto) = self.storage.get().and_then(|s| s.auto_cap.as_ref())
+            && auto.common() > 0
+        {
+            value.reserve_heap(auto.common().saturating_sub(core::mem::size_of::<T>()));
+        }
         core::mem::forget(on_panic);
         value
     }
@@ -339,17 +406,55 @@ impl<T: Reset + Send + 'static> Pool<T> {
     pub(crate) fn put_from(&self, slot: &mut Option<T>) {
         let Some(value) = slot.as_mut() else { return };
         let on_panic = CountOnUnwind(self);
+        // What the value's contents used, before the reset forgets it: what
+        // an adaptive cap calibrates from.
+        let used = if self.policy.auto_cap {
+            T::used_bytes(value).saturating_add(core::mem::size_of::<T>())
+        } else {
+            0
+        };
         T::reset(value);
         let bytes = size_of_kept(value);
         core::mem::forget(on_panic);
-        let storage = self.storage();
-        if bytes > self.policy.max_bytes {
-            local::count(storage, Event::Put);
-            local::count(storage, Event::DroppedOversize);
-            drop(slot.take());
+        if bytes > self.policy.fast_cap {
+            self.put_capped(slot, bytes, used);
         } else {
-            local::give_from(storage, slot, bytes);
+            local::give_from(self.storage(), slot, bytes);
         }
+    }
+
+    /// A return over the fast path's cap (`slot` holds the reset value,
+    /// `bytes` big, whose contents used `used` bytes): an adaptive cap
+    /// records the use and may still keep it; one over the cap in force is
+    /// shrunk and kept if the policy says so and it then fits, else dropped.
+    #[cold]
+    #[inline(never)]
+    fn put_capped(&self, slot: &mut Option<T>, bytes: usize, used: usize) {
+        let storage = self.storage();
+        let cap = match &storage.auto_cap {
+            Some(auto) => auto.record(used),
+            None => self.policy.max_bytes,
+        };
+        if bytes <= cap {
+            local::give_from(storage, slot, bytes);
+            return;
+        }
+        if self.policy.oversize == Oversize::Shrink
+            && let Some(value) = slot.as_mut()
+        {
+            let on_panic = CountOnUnwind(self);
+            T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
+            let bytes = size_of_kept(value);
+            core::mem::forget(on_panic);
+            if bytes <= cap {
+                local::count(storage, Event::Shrunk);
+                local::give_from(storage, slot, bytes);
+                return;
+            }
+        }
+        local::count(storage, Event::Put);
+        local::count(storage, Event::DroppedOversize);
+        drop(slot.take());
     }
 
     /// Construct up to `n` values now and keep them idle, so that the first
@@ -385,7 +490,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             let value = self.new.call();
             storage.count(Event::Prefilled, 1);
             let bytes = size_of_kept(&value);
-            if bytes > self.policy.max_bytes {
+            if bytes > storage.max_bytes() {
                 storage.count(Event::DroppedOversize, 1);
                 drop(value);
                 break;
@@ -434,7 +539,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
 
     /// The size cap, for a container of pools whose setters are `const`.
     pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
-        self.policy.max_bytes = bytes;
+        self.policy.set_max_bytes(bytes);
     }
 
     /// Count a value that leaves the pool's accounting without being

@@ -119,6 +119,97 @@ pub trait Reset {
     fn heap_bytes(&self) -> usize {
         0
     }
+
+    /// The heap bytes this value's contents use now, measured *before* the
+    /// reset: its lengths, where [`heap_bytes`](Reset::heap_bytes) counts
+    /// capacities. A pool with an adaptive cap ([`Pool::max_bytes_auto`](crate::Pool::max_bytes_auto))
+    /// calibrates from it, so a buffer that grew once for a large use and
+    /// now serves small ones is seen as small. The default is
+    /// [`heap_bytes`](Reset::heap_bytes).
+    ///
+    /// ```
+    /// use poolable::Reset;
+    ///
+    /// let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    /// buf.extend_from_slice(b"hello");
+    /// assert_eq!((buf.used_bytes(), buf.heap_bytes()), (5, 4096));
+    /// ```
+    fn used_bytes(&self) -> usize {
+        self.heap_bytes()
+    }
+
+    /// Give back heap memory until [`heap_bytes`](Reset::heap_bytes) is at
+    /// most `max_bytes`, where the value can. A pool whose policy is
+    /// [`Oversize::Shrink`](crate::Oversize::Shrink) calls it, after the
+    /// reset, on a returned value over its size cap, and keeps the value if
+    /// it then fits. The default does nothing: such a value is dropped, as
+    /// under `Oversize::Drop`.
+    ///
+    /// The std collections shrink their buffers ([`Shrink`]). A derived
+    /// struct, a tuple or an array shrinks its largest parts first: every
+    /// part is cut to one common level, chosen so that the whole fits, and
+    /// parts already under it keep all they have.
+    ///
+    /// ```
+    /// use poolable::Reset;
+    ///
+    /// let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    /// buf.shrink_heap(4096);
+    /// assert!(buf.heap_bytes() <= 4096);
+    /// ```
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        let _ = max_bytes;
+    }
+
+    /// Make room for about `bytes` heap bytes, where the value can: a pool
+    /// with an adaptive cap ([`Pool::max_bytes_auto`](crate::Pool::max_bytes_auto))
+    /// calls it on each value it constructs, with the size most returned
+    /// values had, so a new buffer does not grow step by step to it. The
+    /// std buffers (`Vec`, `String`, `VecDeque`) reserve; the default does
+    /// nothing.
+    ///
+    /// ```
+    /// use poolable::Reset;
+    ///
+    /// let mut buf = String::new();
+    /// buf.reserve_heap(2048);
+    /// assert!(buf.capacity() >= 2048);
+    /// ```
+    fn reserve_heap(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
+}
+
+/// How far each part of a whole must shrink for the whole (`total` heap
+/// bytes, of which `parts` can shrink) to keep at most `max_bytes`: the
+/// largest level `L` with `sum(min(part, L))` within what the parts that
+/// cannot shrink leave. Parts under `L` keep all they have, so a struct's
+/// small buffers survive and only the large one is cut (max-min fairness).
+/// Used by the derived and the composite [`Reset::shrink_heap`] impls.
+#[doc(hidden)]
+pub fn shrink_level(total: usize, parts: &[usize], max_bytes: usize) -> usize {
+    let shrinkable = parts.iter().fold(0, |sum: usize, &p| sum.saturating_add(p));
+    let budget = max_bytes.saturating_sub(total.saturating_sub(shrinkable));
+    let kept = |level: usize| {
+        parts
+            .iter()
+            .fold(0, |sum: usize, &p| sum.saturating_add(p.min(level)))
+    };
+    let (mut low, mut high) = (0, parts.iter().copied().max().unwrap_or(0));
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if kept(mid) <= budget {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
+/// Shrink a collection of `item_bytes`-sized slots to at most `max_bytes`.
+fn shrink_items<C: Shrink + ?Sized>(collection: &mut C, item_bytes: usize, max_bytes: usize) {
+    collection.shrink_to(max_bytes / item_bytes.max(1));
 }
 
 macro_rules! reset_to {
@@ -196,6 +287,15 @@ impl Reset for String {
     fn heap_bytes(&self) -> usize {
         self.capacity()
     }
+    fn used_bytes(&self) -> usize {
+        self.len()
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, 1, max_bytes);
+    }
+    fn reserve_heap(&mut self, bytes: usize) {
+        let _ = self.try_reserve(bytes);
+    }
 }
 
 impl<T> Reset for Vec<T> {
@@ -207,6 +307,16 @@ impl<T> Reset for Vec<T> {
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<T>())
     }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<T>())
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, size_of::<T>(), max_bytes);
+    }
+    fn reserve_heap(&mut self, bytes: usize) {
+        // `try_`: a size the allocator refuses leaves the value as it is.
+        let _ = self.try_reserve(bytes / size_of::<T>().max(1));
+    }
 }
 
 impl<T> Reset for VecDeque<T> {
@@ -216,6 +326,16 @@ impl<T> Reset for VecDeque<T> {
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<T>())
     }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<T>())
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, size_of::<T>(), max_bytes);
+    }
+    fn reserve_heap(&mut self, bytes: usize) {
+        // `try_`: a size the allocator refuses leaves the value as it is.
+        let _ = self.try_reserve(bytes / size_of::<T>().max(1));
+    }
 }
 
 impl<T> Reset for BinaryHeap<T> {
@@ -224,6 +344,12 @@ impl<T> Reset for BinaryHeap<T> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<T>())
+    }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<T>())
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, size_of::<T>(), max_bytes);
     }
 }
 
@@ -235,6 +361,9 @@ impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<(K, V)>() + 1)
     }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<(K, V)>() + 1)
+    }
 }
 
 impl<T, S: BuildHasher> Reset for HashSet<T, S> {
@@ -243,6 +372,9 @@ impl<T, S: BuildHasher> Reset for HashSet<T, S> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<T>() + 1)
+    }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<T>() + 1)
     }
 }
 
@@ -279,6 +411,13 @@ impl<T: Reset + ?Sized> Reset for Box<T> {
     fn heap_bytes(&self) -> usize {
         core::mem::size_of_val::<T>(self).saturating_add((**self).heap_bytes())
     }
+    fn used_bytes(&self) -> usize {
+        core::mem::size_of_val::<T>(self).saturating_add((**self).used_bytes())
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        let own = core::mem::size_of_val::<T>(self);
+        (**self).shrink_heap(max_bytes.saturating_sub(own));
+    }
 }
 
 impl<T: Reset> Reset for [T] {
@@ -290,6 +429,16 @@ impl<T: Reset> Reset for [T] {
             .map(T::heap_bytes)
             .fold(0, usize::saturating_add)
     }
+    fn used_bytes(&self) -> usize {
+        self.iter()
+            .map(T::used_bytes)
+            .fold(0, usize::saturating_add)
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        let parts: Vec<usize> = self.iter().map(T::heap_bytes).collect();
+        let level = shrink_level(self.heap_bytes(), &parts, max_bytes);
+        self.iter_mut().for_each(|item| item.shrink_heap(level));
+    }
 }
 
 impl<T: Reset, const N: usize> Reset for [T; N] {
@@ -299,6 +448,12 @@ impl<T: Reset, const N: usize> Reset for [T; N] {
     }
     fn heap_bytes(&self) -> usize {
         self.as_slice().heap_bytes()
+    }
+    fn used_bytes(&self) -> usize {
+        self.as_slice().used_bytes()
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        self.as_mut_slice().shrink_heap(max_bytes);
     }
 }
 
@@ -311,6 +466,14 @@ macro_rules! reset_tuple {
             }
             fn heap_bytes(&self) -> usize {
                 0_usize $(.saturating_add(self.$idx.heap_bytes()))+
+            }
+            fn used_bytes(&self) -> usize {
+                0_usize $(.saturating_add(self.$idx.used_bytes()))+
+            }
+            fn shrink_heap(&mut self, max_bytes: usize) {
+                let parts = [$(self.$idx.heap_bytes()),+];
+                let level = shrink_level(self.heap_bytes(), &parts, max_bytes);
+                $(self.$idx.shrink_heap(level);)+
             }
         }
     };
@@ -438,7 +601,7 @@ shrink_via_std! {
     impl[] String;
     impl[T] Vec<T>;
     impl[T] VecDeque<T>;
-    impl[T: Ord] BinaryHeap<T>;
+    impl[T] BinaryHeap<T>;
 }
 
 // Hash tables grow in steps (3, 7, 14, 28, ... entries), and the std

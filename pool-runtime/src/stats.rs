@@ -39,6 +39,10 @@ pub struct Stats {
     pub puts: u64,
     /// Values dropped on return because `heap_bytes` exceeded `max_bytes`.
     pub dropped_oversize: u64,
+    /// Values over the size cap that [`Oversize::Shrink`](crate::Oversize::Shrink)
+    /// brought under it, and that were kept. Counted among `puts` too; not
+    /// a value count for the identity (the value is retained or held).
+    pub shrunk: u64,
     /// Values dropped on return because the retention bound was reached.
     pub dropped_full: u64,
     /// Values lost to a panic: a guard dropped while its thread panicked, a
@@ -126,6 +130,7 @@ impl Stats {
         self.drop_panics += other.drop_panics;
         self.prefilled += other.prefilled;
         self.external += other.external;
+        self.shrunk += other.shrunk;
     }
 
     /// Values out of the pool right now, in guards: handed out by gets and
@@ -219,6 +224,9 @@ impl fmt::Display for Stats {
         if self.drop_panics > 0 {
             write!(f, " drop_panics={}", self.drop_panics)?;
         }
+        if self.shrunk > 0 {
+            write!(f, " shrunk={}", self.shrunk)?;
+        }
         Ok(())
     }
 }
@@ -237,9 +245,10 @@ pub(crate) enum Event {
     DropPanicked,
     Prefilled,
     External,
+    Shrunk,
 }
 
-const EVENTS: usize = 11;
+const EVENTS: usize = 12;
 
 /// One set of counters, indexed by [`Event`]. Each thread cache owns one (its
 /// thread alone writes it, with plain loads and stores, so the hot path never
@@ -282,6 +291,7 @@ impl Counters {
         stats.drop_panics += self.get(Event::DropPanicked);
         stats.prefilled += self.get(Event::Prefilled);
         stats.external += self.get(Event::External);
+        stats.shrunk += self.get(Event::Shrunk);
     }
 
     /// Fold an exiting thread's counters into these.

@@ -2,6 +2,7 @@
 //! the registry of its thread caches, the counters of everything that ran
 //! without a thread cache, and its key in every thread's table.
 
+use crate::autocap::AutoCap;
 use crate::local::ThreadCache;
 use crate::policy::Limits;
 use crate::raw::table::Key;
@@ -13,6 +14,8 @@ pub(crate) struct Storage<T: 'static> {
     /// This pool's place in each thread's table of thread caches.
     pub(crate) key: Key<crate::local::Stack<T>, crate::local::Head<T>>,
     pub(crate) limits: Limits,
+    /// The calibration of an adaptive size cap.
+    pub(crate) auto_cap: Option<AutoCap>,
     pub(crate) shards: Shards<T>,
     /// Every live thread cache of this pool, for trims and statistics.
     caches: Mutex<Vec<Arc<ThreadCache<T>>>>,
@@ -36,6 +39,7 @@ impl<T: 'static> Storage<T> {
         Storage {
             key: Key::new(),
             shards: Shards::new(&limits.shard_caps, &limits.shard_ceilings),
+            auto_cap: limits.auto_cap.then(|| AutoCap::new(limits.max_bytes)),
             limits,
             caches: Mutex::new(Vec::new()),
             counters: Counters::new(),
@@ -43,6 +47,14 @@ impl<T: 'static> Storage<T> {
             decay: Mutex::new(()),
             closed: AtomicBool::new(false),
             name,
+        }
+    }
+
+    /// The size cap in force: the calibrated one, or `max_bytes`.
+    pub(crate) fn max_bytes(&self) -> usize {
+        match &self.auto_cap {
+            Some(auto) => auto.cap(),
+            None => self.limits.max_bytes,
         }
     }
 

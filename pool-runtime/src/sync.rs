@@ -56,6 +56,15 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Lock a mutex if no one holds it (ignoring poison, as [`lock`] does).
+pub(crate) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 /// A `thread_local!` that is const-initialised in normal builds (no lazy-init
 /// check on the hot path) and a loom thread-local under the model checker.
 macro_rules! thread_local_const {
