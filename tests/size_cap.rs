@@ -190,3 +190,18 @@ fn the_derive_takes_an_auto_cap_under_a_ceiling() {
     }
     assert_eq!(Frame::pool().max_bytes_now(), AUTO_CAP_FLOOR);
 }
+
+#[test]
+fn a_recycle_vec_sheds_spares_until_it_fits() {
+    use poolable::RecycleVec;
+    let mut v: RecycleVec<String> = RecycleVec::new();
+    for _ in 0..64 {
+        v.push_reset().push_str(&"x".repeat(1000));
+    }
+    assert!(v.used_bytes() >= 64_000);
+    v.reset();
+    assert_eq!(v.used_bytes(), 0, "spares are not in use");
+    v.shrink_heap(10_000);
+    assert!(v.heap_bytes() <= 10_000, "{}", v.heap_bytes());
+    assert!(v.spare_len() > 0, "it keeps what fits");
+}

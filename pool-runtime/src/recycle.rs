@@ -319,6 +319,32 @@ impl<T: Reset> Reset for RecycleVec<T> {
             .saturating_add(self.spare_bytes)
             .saturating_add(self.as_slice().heap_bytes())
     }
+
+    /// The live elements and what they use; spares are not in use.
+    fn used_bytes(&self) -> usize {
+        self.len
+            .saturating_mul(size_of::<T>())
+            .saturating_add(self.as_slice().used_bytes())
+    }
+
+    /// Drop spares (and shrink the buffer) until the whole fits; live
+    /// elements are shrunk only when the spares are all gone.
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        // First the buffer's slack, then half the spares at a time.
+        let mut keep = self.items.len();
+        while self.heap_bytes() > max_bytes {
+            Shrink::shrink_to(self, keep);
+            if keep == self.len {
+                break;
+            }
+            keep = self.len.max(keep / 2);
+        }
+        if self.heap_bytes() > max_bytes {
+            let buffer = self.items.capacity().saturating_mul(size_of::<T>());
+            self.as_mut_slice()
+                .shrink_heap(max_bytes.saturating_sub(buffer));
+        }
+    }
 }
 
 /// Drop spares until at most `capacity` elements are kept (live elements are
@@ -841,6 +867,20 @@ impl<T: Reset> Reset for RecycleOption<T> {
 
     fn heap_bytes(&self) -> usize {
         self.value.as_ref().map_or(0, T::heap_bytes)
+    }
+
+    /// The live value's use; a kept one is not in use.
+    fn used_bytes(&self) -> usize {
+        match &self.value {
+            Some(value) if self.live => value.used_bytes(),
+            _ => 0,
+        }
+    }
+
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        if let Some(value) = &mut self.value {
+            value.shrink_heap(max_bytes);
+        }
     }
 }
 
