@@ -92,6 +92,44 @@
 //! assert_eq!(s.region, "eu");
 //! ```
 //!
+//! ### Reset verification
+//!
+//! A reset written by hand (a `with = path` function, or an `impl Reset`)
+//! can still leave something behind. So every type also says whether it
+//! *is* reset: [`Reset::is_reset`], which the derive writes field by field
+//! (empty collections, `None`, zero numbers, nested types) and the std
+//! impls provide. In debug builds, and under `POOLABLE=chaos`, the pool
+//! checks it after every reset, and a value that fails is dropped
+//! (`dropped_panic`) and reported with a panic naming its type: the leak
+//! fails the test that caused it. Release builds without chaos never call
+//! it.
+//!
+//! - A `with` or `default` field is checked when its type has a `Reset`
+//!   impl; `#[poolable(check = path)]` (a `fn(&FieldType) -> bool`) says what
+//!   reset means for a field, and replaces the type's own check.
+//! - A `skip` field keeps its state on purpose and is not checked (unless it
+//!   has a `check`).
+//! - A hand-written `Reset` gets checked by writing `is_reset` too (the
+//!   default says `true`); a `reset` that forgets a field then shows up.
+//!
+//! ```should_panic
+//! use poolable::Poolable;
+//!
+//! fn only_shrink(buf: &mut Vec<u8>) {
+//!     buf.shrink_to_fit(); // forgets to clear
+//! }
+//!
+//! #[derive(Poolable, Default)]
+//! struct Upload {
+//!     #[poolable(with = only_shrink)]
+//!     body: Vec<u8>,
+//! }
+//!
+//! let mut upload = Upload::pool().get();
+//! upload.body.extend_from_slice(b"secret");
+//! drop(upload); // debug build: "`Upload` came back to its pool still holding state"
+//! ```
+//!
 //! ### Secrets: what `zeroize` covers, and what it cannot
 //!
 //! A `zeroize` field is wiped, spare capacity included, with the writes of
@@ -543,7 +581,9 @@
 //!   (`dropped_full`), and no thread caches are kept. Code that assumes a
 //!   warm pool (a value's capacity, or the same value coming back) then fails
 //!   in its tests instead of in production, as Go's race-detector build does
-//!   for `sync.Pool`.
+//!   for `sync.Pool`. Every return is also checked with
+//!   [`Reset::is_reset`], in release builds too ([reset
+//!   verification](#reset-verification)).
 //!
 //! Any other value, or none, pools as usual.
 //!
@@ -605,6 +645,7 @@
 //! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work) | `#[poolable(with = restart)] started: Instant` |
 //! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
 //! | `zeroize` | field | before any field's reset, write zeros over the whole allocation via [`Zeroize`]; the struct also wipes it on drop (so it cannot implement `Drop` itself, see [secrets](#secrets-what-zeroize-covers-and-what-it-cannot)) | `#[poolable(zeroize)] key: Vec<u8>` |
+//! | `check = path` | field | whether the field is reset, for [reset verification](#reset-verification): `path(&field) -> bool` (default: the type's [`Reset::is_reset`]; `skip` fields are not checked) | `#[poolable(with = keep_header, check = header_only)] buf: Vec<u8>` |
 //! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
 //! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |

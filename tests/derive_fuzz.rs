@@ -85,6 +85,21 @@ fn wipe_mode(m: &mut Mode) {
     *m = Mode::Busy(0);
 }
 
+// What the three `with` functions above leave: their fields' reset state,
+// for reset verification (the types' own `is_reset` expects zero / empty).
+fn is_seven(x: &u32) -> bool {
+    *x == 7
+}
+
+#[allow(clippy::ptr_arg)] // `check` takes a `fn(&FieldType) -> bool`
+fn at_most_one_char(s: &String) -> bool {
+    s.chars().count() <= 1
+}
+
+fn is_busy_zero(m: &Mode) -> bool {
+    *m == Mode::Busy(0)
+}
+
 fn string_bytes(s: &String) -> usize {
     s.capacity()
 }
@@ -425,11 +440,11 @@ shape!(s09_default #[derive(Reset)] S09 {
 });
 
 shape!(s10_with #[derive(Poolable)] S10 {
-    #[poolable(with = seven)]
+    #[poolable(with = seven, check = is_seven)]
     x: [u32] => with(seven),
-    #[poolable(with = keep_first_char)]
+    #[poolable(with = keep_first_char, check = at_most_one_char)]
     s: [String] => with(keep_first_char),
-    #[poolable(with = wipe_mode)]
+    #[poolable(with = wipe_mode, check = is_busy_zero)]
     mode: [Mode] => with(wipe_mode),
     y: [i8] => fresh,
 });
@@ -478,7 +493,7 @@ shape!(s15_everything #[derive(Poolable)] S15 {
     id: [u32] => keep,
     #[poolable(default)]
     mode: [Mode] => fresh,
-    #[poolable(with = seven)]
+    #[poolable(with = seven, check = is_seven)]
     x: [u32] => with(seven),
     #[poolable(zeroize)]
     secret: [Vec<u8>] => fresh,

@@ -702,6 +702,10 @@ mod shim {
         }
         #[allow(dead_code)]
         fn shrink_heap(&mut self, _max_bytes: usize) {}
+        #[allow(dead_code)]
+        fn is_reset(&self) -> bool {
+            true
+        }
     }
     pub mod __private {
         pub use poolable::__private::shrink_level;

@@ -75,6 +75,8 @@ pub struct FieldAttrs {
     pub zeroize: Option<Span>,
     /// `heap_bytes = path`: how to measure the field, `fn(&Ty) -> usize`.
     pub heap_bytes: Option<ExprPath>,
+    /// `check = path`: whether the field is reset, `fn(&Ty) -> bool`.
+    pub check: Option<ExprPath>,
 }
 
 impl Default for FieldAttrs {
@@ -84,6 +86,7 @@ impl Default for FieldAttrs {
             max_capacity: None,
             zeroize: None,
             heap_bytes: None,
+            check: None,
         }
     }
 }

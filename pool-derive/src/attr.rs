@@ -28,6 +28,7 @@ const FIELD_KEYS: &[&str] = &[
     "max_capacity",
     "zeroize",
     "heap_bytes",
+    "check",
 ];
 
 /// Read the input into the IR, or report every mistake in it.
@@ -324,6 +325,14 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                         && seen.first(&meta, &key, errors)
                     {
                         out.heap_bytes = Some(path);
+                    }
+                    Ok(())
+                }
+                "check" => {
+                    if let Some(path) = path_value(&meta, errors)?
+                        && seen.first(&meta, &key, errors)
+                    {
+                        out.check = Some(path);
                     }
                     Ok(())
                 }

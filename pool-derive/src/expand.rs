@@ -55,6 +55,10 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .iter()
         .filter_map(|field| field_used_bytes(field, krate));
     let shrink = shrink_heap(cont, krate);
+    let checks = cont
+        .fields
+        .iter()
+        .filter_map(|field| field_is_reset(field, krate));
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
@@ -67,6 +71,11 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             #[inline]
             fn heap_bytes(&self) -> usize {
                 0usize #(.saturating_add(#sizes))*
+            }
+
+            #[inline]
+            fn is_reset(&self) -> bool {
+                true #(&& #checks)*
             }
 
             #[inline]
@@ -209,6 +218,33 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
             Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&#this.#member)))
         }
         (None, _) => None,
+    }
+}
+
+/// Whether a field is reset (`Reset::is_reset`): its `check = path`, else
+/// its type's `is_reset` for a field reset by its `Reset` impl, and, for a
+/// `with` or `default` field, the type's `is_reset` if it has one (autoref
+/// specialisation: `__private::IsReset`). A `skip` field keeps its state on
+/// purpose and is not checked.
+fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
+    let Field { member, ty, attrs } = field;
+    let this = quote!(self);
+    if let Some(path) = &attrs.check {
+        return Some(quote_spanned!(path.span()=> {
+            let check: fn(&#ty) -> bool = #path;
+            check(&#this.#member)
+        }));
+    }
+    match &attrs.rule {
+        Rule::Reset => {
+            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::is_reset(&#this.#member)))
+        }
+        Rule::With(_) | Rule::Default => Some(quote! {{
+            #[allow(unused_imports)]
+            use #krate::__private::{IsResetFallback as _, IsResetViaReset as _};
+            (&#krate::__private::IsReset(&#this.#member)).is_reset()
+        }}),
+        Rule::Skip => None,
     }
 }
 

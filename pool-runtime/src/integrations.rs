@@ -113,6 +113,10 @@ where
 /// ```
 #[cfg(feature = "bytes")]
 impl Reset for bytes::BytesMut {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();
@@ -207,6 +211,10 @@ impl Zeroize for bytes::BytesMut {
 /// ```
 #[cfg(feature = "smallvec")]
 impl<A: smallvec::Array> Reset for smallvec::SmallVec<A> {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();
@@ -297,6 +305,10 @@ impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
 /// ```
 #[cfg(feature = "indexmap")]
 impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();
@@ -323,6 +335,10 @@ impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
 /// ```
 #[cfg(feature = "indexmap")]
 impl<T, S> Reset for indexmap::IndexSet<T, S> {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();
@@ -406,6 +422,10 @@ impl<T, S> Shrink for indexmap::IndexSet<T, S> {
 /// ```
 #[cfg(feature = "hashbrown")]
 impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();
@@ -431,6 +451,10 @@ impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
 /// ```
 #[cfg(feature = "hashbrown")]
 impl<T, S> Reset for hashbrown::HashSet<T, S> {
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     #[inline]
     fn reset(&mut self) {
         self.clear();

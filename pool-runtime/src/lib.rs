@@ -128,6 +128,33 @@ pub mod __private {
     pub use crate::registry::generic_pool;
     pub use crate::reset::shrink_level;
 
+    /// `(&IsReset(&field)).is_reset()`: the field type's `Reset::is_reset`
+    /// if it has one, else `true` (autoref specialisation, for fields the
+    /// derive resets with `with` or `default`).
+    pub struct IsReset<'a, T: ?Sized>(pub &'a T);
+
+    /// Picked first, when `T: Reset`.
+    pub trait IsResetViaReset {
+        fn is_reset(&self) -> bool;
+    }
+
+    impl<T: crate::Reset + ?Sized> IsResetViaReset for IsReset<'_, T> {
+        #[inline]
+        fn is_reset(&self) -> bool {
+            self.0.is_reset()
+        }
+    }
+
+    /// Picked otherwise: nothing to check with.
+    pub trait IsResetFallback {
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true
+        }
+    }
+
+    impl<T: ?Sized> IsResetFallback for &IsReset<'_, T> {}
+
     /// Do now what the calling thread's exit will do to its thread caches.
     /// For the loom models, whose `join` returns before thread-local
     /// destructors run.

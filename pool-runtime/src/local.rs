@@ -393,6 +393,13 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
 /// The last resort of a return: a shard, else drop the value here. Its own
 /// `Drop` may panic into the caller, as dropping it by hand would.
 fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, counters: &Counters) {
+    // Under chaos every return comes here (no thread caches): verify the
+    // reset, as debug builds do in `Pool::put_from`.
+    if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
+        counters.add_shared(Event::DroppedPanic, 1);
+        drop(entry.value);
+        crate::pool::not_reset::<T>();
+    }
     let kept = if storage.limits.chaos && crate::policy::chaos_drop() {
         Err(entry)
     } else {
@@ -474,4 +481,43 @@ fn home_shard<T>(storage: &Storage<T>) -> usize {
         })
         .unwrap_or(0);
     index % storage.shards.len().max(1)
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use crate::policy::{Limits, Mode, Policy};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// Under `POOLABLE=chaos` every return reaches `keep_in_shards` (there
+    /// are no thread caches), which verifies the reset in any build.
+    #[test]
+    fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
+        let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
+        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty());
+        let dirty = Entry {
+            value: vec![1_u8],
+            bytes: 25,
+        };
+        let kept = catch_unwind(AssertUnwindSafe(|| {
+            keep_in_shards(&storage, dirty, &storage.counters);
+        }));
+        let message = kept.expect_err("a dirty return is reported");
+        let message = message
+            .downcast_ref::<String>()
+            .expect("a formatted message");
+        assert!(message.contains("alloc::vec::Vec<u8>` came back to its pool still holding state"));
+        let stats = storage.stats();
+        assert_eq!((stats.dropped_panic, stats.retained), (1, 0));
+
+        // A clean one is kept, or dropped at random by chaos: never reported.
+        for _ in 0..100 {
+            let clean = Entry {
+                value: Vec::new(),
+                bytes: 24,
+            };
+            keep_in_shards(&storage, clean, &storage.counters);
+        }
+        assert_eq!(storage.stats().dropped_panic, 1);
+    }
 }

@@ -308,7 +308,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
-            let storage = Arc::new(Storage::new(limits, self.name.render::<T>()));
+            let storage = Arc::new(Storage::new(limits, self.name.render::<T>(), T::is_reset));
             registry::register(&storage);
             Box::new(storage)
         })
@@ -414,6 +414,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
             0
         };
         T::reset(value);
+        // Reset verification: free in release builds (under
+        // `POOLABLE=chaos` the thread tier checks, on its slow path).
+        if cfg!(debug_assertions) && !T::is_reset(value) {
+            not_reset::<T>();
+        }
         let bytes = size_of_kept(value);
         core::mem::forget(on_panic);
         if bytes > self.policy.fast_cap {
@@ -618,6 +623,23 @@ impl<T: Reset + Send + 'static> Pool<T> {
 /// plus `size_of::<T>()`, the pool's own storage of it.
 fn size_of_kept<T: Reset>(value: &T) -> usize {
     T::heap_bytes(value).saturating_add(core::mem::size_of::<T>())
+}
+
+/// Reset verification failed: `value.is_reset()` is false after its reset.
+/// Raised in debug builds and under `POOLABLE=chaos`; the caller has made
+/// sure the value is dropped and counted (`dropped_panic`).
+#[cold]
+#[inline(never)]
+pub(crate) fn not_reset<T>() -> ! {
+    panic!(
+        "poolable: a `{}` came back to its pool still holding state: `Reset::is_reset` is false \
+         after `Reset::reset`, so the next user would see this user's data. A `with = path` \
+         function or a hand-written `reset` leaves something behind. If that state is \
+         intended (a `with` function that resets to a non-empty value), say what reset means \
+         with `#[poolable(check = path)]` or `Reset::is_reset`. (Checked in debug builds and \
+         under POOLABLE=chaos; the value was dropped.)",
+        core::any::type_name::<T>()
+    )
 }
 
 /// Counts a `dropped_panic` if dropped, i.e. if a reset or a constructor

@@ -312,6 +312,11 @@ impl<T: Reset> Reset for RecycleVec<T> {
         self.clear();
     }
 
+    /// No live elements (the spares were reset when they were cleared).
+    fn is_reset(&self) -> bool {
+        self.is_empty()
+    }
+
     fn heap_bytes(&self) -> usize {
         self.items
             .capacity()
@@ -863,6 +868,11 @@ impl<T: Reset> Reset for RecycleOption<T> {
     #[inline]
     fn reset(&mut self) {
         self.clear();
+    }
+
+    /// No live value.
+    fn is_reset(&self) -> bool {
+        self.is_none()
     }
 
     fn heap_bytes(&self) -> usize {

@@ -31,10 +31,13 @@ pub(crate) struct Storage<T: 'static> {
     closed: AtomicBool,
     /// What `pools()` calls it.
     pub(crate) name: Box<str>,
+    /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
+    /// (which runs where this module's generic code has no `T: Reset`).
+    pub(crate) is_reset: fn(&T) -> bool,
 }
 
 impl<T: 'static> Storage<T> {
-    pub(crate) fn new(limits: Limits, name: Box<str>) -> Self {
+    pub(crate) fn new(limits: Limits, name: Box<str>, is_reset: fn(&T) -> bool) -> Self {
         crate::raw::fence::init();
         Storage {
             key: Key::new(),
@@ -47,6 +50,7 @@ impl<T: 'static> Storage<T> {
             decay: Mutex::new(()),
             closed: AtomicBool::new(false),
             name,
+            is_reset,
         }
     }
 
