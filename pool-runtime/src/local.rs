@@ -434,7 +434,7 @@ pub(crate) fn count<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) 
 
 /// Give this thread a cache for `storage` (its first use of the pool here).
 /// False when it cannot have one: the pool keeps no thread caches, or the
-/// thread is exiting, or this is a nested call from a value's `Drop`.
+/// thread is exiting.
 #[cold]
 #[inline(never)]
 fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {

@@ -12,10 +12,15 @@
 //!
 //! No user code runs while a reference into the table is live: lookups copy
 //! the two words out, and `link` builds the new entry list before it swaps
-//! it in and drops what it replaced after. Entries are only removed at depth
-//! zero (no lookup of this thread is running a closure), so the tenant a
-//! running closure uses cannot be freed under it, whatever user code the
-//! closure reaches.
+//! it in and drops what it replaced after. A closure that `with` runs holds
+//! a tenant, not a reference into the list, and `link` (which user code in
+//! such a closure can reach, through a value's `Drop`) never frees that
+//! tenant: it carries every entry over (cloning its `Arc`) except the slot
+//! it fills and the entries of closed pools. The slot belongs to a new
+//! `Key`, whose index no live key has, and the running closure's pool is
+//! neither dropped nor closed while the closure borrows its key. Only the
+//! table's own destructor, at thread exit, empties the list, after it has
+//! turned every lookup away (`FAST`).
 
 use super::owned::{Owner, Tenant};
 use crate::sync::{Arc, thread_local_const};
@@ -114,15 +119,12 @@ impl Entry {
 
 struct Table {
     entries: UnsafeCell<Vec<Entry>>,
-    /// Closures of `with` running on this thread.
-    depth: Cell<usize>,
 }
 
 impl Table {
     const fn new() -> Self {
         Table {
             entries: UnsafeCell::new(Vec::new()),
-            depth: Cell::new(0),
         }
     }
 
@@ -194,46 +196,32 @@ fn current<R>(f: impl FnOnce(&Table) -> Option<R>) -> Option<R> {
     }
 }
 
-/// Restores the depth when a closure returns or unwinds.
-struct Depth<'a>(&'a Cell<usize>);
-
-impl Drop for Depth<'_> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        self.0.set(self.0.get() - 1);
-    }
-}
-
 /// Run `f` with this thread's tenant for `key`. `None` if there is none
 /// (never linked, or the thread is exiting and its table is gone).
 #[inline(always)]
 pub(crate) fn with<S, H, R>(key: &Key<S, H>, f: impl FnOnce(Owner<'_, S, H>) -> R) -> Option<R> {
     current(|table| {
         let tenant = table.find(key.index, key.unique)?;
-        table.depth.set(table.depth.get() + 1);
-        let _depth = Depth(&table.depth);
         // SAFETY: the entry matched `key.unique`, so it was linked with a
-        // `Key<S, H>` and holds a `Tenant<S, H>` (module docs); its `Arc`
-        // is in the table, which removes nothing while `depth` > 0.
+        // `Key<S, H>` and holds a `Tenant<S, H>` (module docs). Its `Arc`
+        // stays in the table while `f` runs: `link` keeps the entries of
+        // live keys, and `key` is borrowed, so it is live (module docs).
         let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
         Some(f(Owner::new(tenant)))
     })
 }
 
-/// Give this thread the tenant for `key`. False if it cannot now: the thread
-/// is exiting, or a lookup is running on it and the slot is taken.
+/// Give this thread the tenant for `key`. False if it cannot: the thread is
+/// exiting.
 pub(crate) fn link<S: Send + 'static, H: Head<S>>(
     key: &Key<S, H>,
     tenant: Arc<Tenant<S, H>>,
 ) -> bool {
     TABLE
         .try_with(|table| {
-            if table.depth.get() > 0 {
-                return Err(tenant);
-            }
-            // SAFETY: depth is zero, so no reference into the list is live;
-            // the clone allocates (user code, if the allocator is) while the
-            // old list is still whole and untouched.
+            // SAFETY: no reference into the list is live (lookups copy out
+            // of it); the clone allocates (user code, if the allocator is)
+            // while the old list is still whole and untouched.
             let old = unsafe { &*table.entries.get() };
             let len = old.len().max(key.index + 1);
             let mut new: Vec<Entry> = Vec::with_capacity(len);
@@ -257,21 +245,18 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
             // The replaced entries (and their tenants, if these were the last
             // references) are freed now that the table is consistent again.
             drop(old);
-            Ok(())
         })
-        .is_ok_and(|linked| linked.is_ok())
+        .is_ok()
 }
 
 /// Do now what this thread's exit will do: empty and drop its tenants. For
 /// the loom models, whose `join` returns before thread-local destructors run.
-/// Nothing happens while a lookup is running on this thread.
+/// Not from inside a lookup's closure (the models call it between operations).
 #[cfg(poolable_loom)]
 pub(crate) fn evict_all() {
     let entries = TABLE.try_with(|table| {
-        if table.depth.get() > 0 {
-            return Vec::new();
-        }
-        // SAFETY: depth is zero, so no reference into the list is live.
+        // SAFETY: no reference into the list is live (lookups copy out of
+        // it), and no closure of this thread's lookups is running.
         core::mem::take(unsafe { &mut *table.entries.get() })
     });
     evict(entries.unwrap_or_default());
@@ -339,12 +324,25 @@ mod tests {
         }
     }
 
+    /// User code inside an operation (a value's `Drop`) can link another
+    /// pool; the tenant the operation holds stays alive and in the table.
+    /// Under Miri this checks that the list swap frees nothing in use.
     #[test]
-    fn no_link_from_inside_an_operation() {
+    fn a_link_from_inside_an_operation_keeps_the_running_tenant() {
         let (outer, inner) = (Key::new(), Key::new());
-        assert!(link(&outer, tenant().0));
-        assert_eq!(with(&outer, |_| link(&inner, tenant().0)), Some(false));
-        assert!(found(&inner).is_none());
+        let (tenant_outer, probe) = tenant();
+        assert!(link(&outer, tenant_outer));
+        let linked = with(&outer, |owner| {
+            let linked = link(&inner, tenant().0);
+            // The running tenant is still readable, and still the one found.
+            let same = Arc::ptr_eq(&owner.head().0, &probe);
+            (
+                linked,
+                same && found(&outer).is_some_and(|p| Arc::ptr_eq(&p, &probe)),
+            )
+        });
+        assert_eq!(linked, Some((true, true)));
+        assert!(found(&inner).is_some());
     }
 
     #[test]
