@@ -21,8 +21,8 @@
 //!   ceiling it starts at.)
 //!
 //! Only pools that opted in pay for it: their returns take the pool's cold
-//! return path (`Pool::put_capped`), which records the size with two
-//! relaxed atomic adds. Other pools' fast path is unchanged.
+//! return path (`Pool::put_measured`), which records the size with two
+//! relaxed atomic adds. Other pools pay one predictable branch.
 //!
 //! [`Reset::reserve_heap`]: crate::Reset::reserve_heap
 

@@ -326,7 +326,7 @@ pub(crate) fn give_from<T: Send + 'static>(
     slot: &mut Option<T>,
     bytes: usize,
 ) {
-    table::with(&storage.key, |owner| {
+    let linked = table::with(&storage.key, |owner| {
         let head = owner.head();
         let pushed = owner.fast(|stack| {
             let pushed = stack.push_from(slot, bytes);
@@ -344,7 +344,10 @@ pub(crate) fn give_from<T: Send + 'static>(
             }
         }
     });
-    if let Some(value) = slot.take() {
+    // Only a thread with no cache for the pool still has the value.
+    if linked.is_none()
+        && let Some(value) = slot.take()
+    {
         give_without_cache(storage, Entry { value, bytes });
     }
 }

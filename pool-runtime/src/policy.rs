@@ -88,9 +88,6 @@ pub enum Oversize {
 pub(crate) struct Policy {
     pub(crate) max_retained: Option<usize>,
     pub(crate) max_bytes: usize,
-    /// Returns over this take the cold return path: `max_bytes`, or 0 for
-    /// an adaptive cap, whose every return is recorded there.
-    pub(crate) fast_cap: usize,
     /// `max_bytes_auto`: calibrate the cap within `[AUTO_CAP_FLOOR, max_bytes]`.
     pub(crate) auto_cap: bool,
     pub(crate) oversize: Oversize,
@@ -100,7 +97,6 @@ impl Policy {
     pub(crate) const DEFAULT: Policy = Policy {
         max_retained: None,
         max_bytes: DEFAULT_MAX_BYTES,
-        fast_cap: DEFAULT_MAX_BYTES,
         auto_cap: false,
         oversize: Oversize::Drop,
     };
@@ -108,9 +104,6 @@ impl Policy {
     /// Set the size cap (the ceiling, for an adaptive cap).
     pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
         self.max_bytes = bytes;
-        if !self.auto_cap {
-            self.fast_cap = bytes;
-        }
     }
 }
 

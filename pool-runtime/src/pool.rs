@@ -244,7 +244,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     ///
     /// The cost: each return of such a pool records its size on shared
     /// counters (two relaxed atomic adds) and takes the pool's cold return
-    /// path. Pools without it are unaffected. [`max_bytes_now`](Pool::max_bytes_now)
+    /// path. Other pools pay one predictable branch per return. [`max_bytes_now`](Pool::max_bytes_now)
     /// reads the cap in force.
     ///
     /// ```
@@ -259,7 +259,6 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub const fn max_bytes_auto(mut self) -> Self {
         self.policy.auto_cap = true;
-        self.policy.fast_cap = 0;
         self
     }
 
@@ -405,45 +404,60 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(always)]
     pub(crate) fn put_from(&self, slot: &mut Option<T>) {
         let Some(value) = slot.as_mut() else { return };
-        let on_panic = CountOnUnwind(self);
-        // What the value's contents used, before the reset forgets it: what
-        // an adaptive cap calibrates from.
-        let used = if self.policy.auto_cap {
-            T::used_bytes(value).saturating_add(core::mem::size_of::<T>())
+        if self.policy.auto_cap {
+            return self.put_measured(slot);
+        }
+        let bytes = self.reset(value);
+        if bytes > self.policy.max_bytes {
+            self.put_over(slot);
         } else {
-            0
-        };
+            local::give_from(self.storage(), slot, bytes);
+        }
+    }
+
+    /// Reset `value` and return its size for the cap. Under
+    /// [`CountOnUnwind`]: a panicking reset is counted (`dropped_panic`).
+    #[inline(always)]
+    fn reset(&self, value: &mut T) -> usize {
+        let on_panic = CountOnUnwind(self);
         T::reset(value);
         // Reset verification: free in release builds (under
         // `POOLABLE=chaos` the thread tier checks, on its slow path).
         if cfg!(debug_assertions) && !T::is_reset(value) {
             not_reset::<T>();
         }
-        let bytes = size_of_kept(value);
         core::mem::forget(on_panic);
-        if bytes > self.policy.fast_cap {
-            self.put_capped(slot, bytes, used);
-        } else {
-            local::give_from(self.storage(), slot, bytes);
-        }
+        size_of_kept(value)
     }
 
-    /// A return over the fast path's cap (`slot` holds the reset value,
-    /// `bytes` big, whose contents used `used` bytes): an adaptive cap
-    /// records the use and may still keep it; one over the cap in force is
-    /// shrunk and kept if the policy says so and it then fits, else dropped.
+    /// `put_from` for a pool with an adaptive cap: record what the value's
+    /// contents used (before the reset forgets it), then hold it to the
+    /// calibrated cap.
     #[cold]
     #[inline(never)]
-    fn put_capped(&self, slot: &mut Option<T>, bytes: usize, used: usize) {
+    fn put_measured(&self, slot: &mut Option<T>) {
+        let Some(value) = slot.as_mut() else { return };
+        let used = T::used_bytes(value).saturating_add(core::mem::size_of::<T>());
+        let bytes = self.reset(value);
         let storage = self.storage();
         let cap = match &storage.auto_cap {
             Some(auto) => auto.record(used),
             None => self.policy.max_bytes,
         };
-        if bytes <= cap {
+        if bytes > cap {
+            self.put_over(slot);
+        } else {
             local::give_from(storage, slot, bytes);
-            return;
         }
+    }
+
+    /// A return over the size cap (`slot` holds the reset value): shrink it
+    /// and keep it if the policy says so and it then fits, else drop it.
+    #[cold]
+    #[inline(never)]
+    fn put_over(&self, slot: &mut Option<T>) {
+        let storage = self.storage();
+        let cap = storage.max_bytes();
         if self.policy.oversize == Oversize::Shrink
             && let Some(value) = slot.as_mut()
         {

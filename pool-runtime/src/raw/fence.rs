@@ -76,11 +76,18 @@ pub(crate) fn init() {
     mode::init();
 }
 
-/// The owner's side: a compiler fence when [`heavy`] is a membarrier, a full
-/// fence otherwise.
+/// Whether [`heavy`] is a membarrier, so that [`light`] may be a compiler
+/// fence. Fixed by [`init`]; a thread cache reads it once, when it is made,
+/// and keeps it beside its busy flag (one less load per operation).
+pub(crate) fn asymmetric() -> bool {
+    mode::asymmetric()
+}
+
+/// The owner's side: a compiler fence when [`heavy`] is a membarrier
+/// (`asymmetric`, from [`asymmetric()`]), a full fence otherwise.
 #[inline(always)]
-pub(crate) fn light() {
-    if mode::asymmetric() {
+pub(crate) fn light(asymmetric: bool) {
+    if asymmetric {
         core::sync::atomic::compiler_fence(Ordering::SeqCst);
     } else {
         fence(Ordering::SeqCst);

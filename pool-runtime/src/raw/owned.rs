@@ -35,6 +35,9 @@ use core::marker::PhantomData;
 pub(crate) struct Tenant<S, H> {
     /// Set by the owner for the length of each operation.
     busy: AtomicBool,
+    /// [`fence::asymmetric`], read when the tenant was made (after
+    /// `fence::init`, which the pool runs before any tenant exists).
+    asymmetric: bool,
     /// Requests not yet applied; the owner's fast path runs only at zero.
     pending: AtomicU32,
     /// Held by whoever applies requests: the owner's slow path or a reclaimer.
@@ -63,6 +66,7 @@ impl<S, H> Tenant<S, H> {
     pub(crate) fn new(state: S, head: H) -> Self {
         Tenant {
             busy: AtomicBool::new(false),
+            asymmetric: fence::asymmetric(),
             pending: AtomicU32::new(0),
             lock: Mutex::new(()),
             reclaim: Mutex::new(()),
@@ -133,7 +137,7 @@ impl<'a, S, H> Owner<'a, S, H> {
             return Fast::Slow;
         }
         t.busy.store(true, Ordering::Relaxed);
-        fence::light();
+        fence::light(t.asymmetric);
         if t.pending.load(Ordering::Acquire) != 0 {
             t.busy.store(false, Ordering::Release);
             return Fast::Slow;
