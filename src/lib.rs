@@ -223,8 +223,10 @@
 //! - **Idle decay.** [`Pool::trim`] / [`trim_all`] drop values that stayed idle
 //!   across two consecutive trims, like Go's two-GC victim cache;
 //!   [`trimmer::spawn`] runs `trim_all` on an interval, and
-//!   [`trimmer::builder`] adds a memory-pressure check under which a tick
-//!   drops everything idle at once ([`clear_all`]).
+//!   [`trimmer::builder`] adds a memory-pressure check, graded as .NET's
+//!   `ArrayPool` grades it ([`trimmer::MemoryPressure`]): under medium
+//!   pressure a tick empties every pool's shared tier, under high pressure
+//!   it drops everything idle at once ([`clear_all`]).
 //!
 //! ```
 //! use poolable::Pool;

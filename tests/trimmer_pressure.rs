@@ -1,8 +1,10 @@
-//! The trimmer under memory pressure drops every idle value at once; without
-//! it, one decay step per interval. The pressure check is a test switch that
-//! also holds the trimmer at its second tick while the test looks.
+//! The trimmer under memory pressure drops every idle value at once; under
+//! medium pressure, every idle value of the shared tier; without it, one
+//! decay step per interval. The pressure check is a test switch that also
+//! holds the trimmer at its second tick while the test looks.
 
-use poolable::Pool;
+use poolable::trimmer::MemoryPressure;
+use poolable::{LOCAL_CACHE_SIZE, Pool};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -13,28 +15,35 @@ fn alone() -> MutexGuard<'static, ()> {
     ALONE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Start a trimmer whose pressure check answers `pressure`, and wait until
-/// its first tick is done: the check of the second tick reports in, then
-/// waits for the returned sender to be dropped.
-fn after_one_tick(pressure: bool) -> (poolable::trimmer::Trimmer, SyncSender<()>) {
+/// Start a trimmer whose pressure check answers `pressure` (through the
+/// `bool` form of the check when `as_bool`: `true` for `High`), and wait
+/// until its first tick is done: the check of the second tick reports in,
+/// then waits for the returned sender to be dropped.
+fn after_one_tick(
+    pressure: MemoryPressure,
+    as_bool: bool,
+) -> (poolable::trimmer::Trimmer, SyncSender<()>) {
     let (ticked, tick) = sync_channel::<()>(0);
     let (release, released) = sync_channel::<()>(0);
     let released = Mutex::new(released);
     let calls = Mutex::new(0_u32);
-    let trimmer = poolable::trimmer::builder()
-        .interval(Duration::from_millis(5))
-        .on_memory_pressure(move || {
-            let mut calls = calls.lock().unwrap();
-            *calls += 1;
-            if *calls == 2 {
-                let _ = ticked.send(());
-                // Hold the second tick until the test has looked.
-                let _ = released.lock().unwrap().recv();
-            }
-            pressure
-        })
-        .spawn()
-        .unwrap();
+    let check = move || {
+        let mut calls = calls.lock().unwrap();
+        *calls += 1;
+        if *calls == 2 {
+            let _ = ticked.send(());
+            // Hold the second tick until the test has looked.
+            let _ = released.lock().unwrap().recv();
+        }
+        pressure
+    };
+    let builder = poolable::trimmer::builder().interval(Duration::from_millis(5));
+    let builder = if as_bool {
+        builder.on_memory_pressure(move || check() == MemoryPressure::High)
+    } else {
+        builder.on_memory_pressure_level(check)
+    };
+    let trimmer = builder.spawn().unwrap();
     tick.recv().unwrap();
     (trimmer, release)
 }
@@ -44,7 +53,7 @@ fn under_pressure_one_tick_drops_everything_idle() {
     let _alone = alone();
     let pool = Pool::<Vec<u8>>::new();
     drop((pool.get(), pool.get(), pool.get()));
-    let (trimmer, release) = after_one_tick(true);
+    let (trimmer, release) = after_one_tick(MemoryPressure::High, true);
     let stats = pool.stats();
     assert_eq!((stats.retained, stats.dropped_idle), (0, 3), "{stats}");
     drop(release);
@@ -56,9 +65,47 @@ fn without_pressure_one_tick_only_ages() {
     let _alone = alone();
     let pool = Pool::<Vec<u8>>::new();
     drop((pool.get(), pool.get(), pool.get()));
-    let (trimmer, release) = after_one_tick(false);
+    let (trimmer, release) = after_one_tick(MemoryPressure::Low, true);
     let stats = pool.stats();
     assert_eq!((stats.retained, stats.dropped_idle), (3, 0), "{stats}");
     drop(release);
     trimmer.stop();
+}
+
+#[test]
+fn under_medium_pressure_one_tick_empties_the_shards_and_ages_the_caches() {
+    let _alone = alone();
+    let pool = Pool::<Vec<u8>>::new();
+    // 12 returns on this thread: its cache fills (8), spills its 4 oldest to
+    // the shards, and fills again.
+    let out: Vec<_> = (0..LOCAL_CACHE_SIZE + 4).map(|_| pool.get()).collect();
+    drop(out);
+    assert_eq!(pool.stats().retained, LOCAL_CACHE_SIZE + 4);
+    let (trimmer, release) = after_one_tick(MemoryPressure::Medium, false);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.retained, stats.dropped_idle),
+        (LOCAL_CACHE_SIZE, 4),
+        "{stats}"
+    );
+    // The cache was aged: the next tick (medium again) drops it.
+    drop(release);
+    trimmer.stop();
+    let (trimmer, release) = after_one_tick(MemoryPressure::Medium, false);
+    assert_eq!(pool.stats().retained, 0);
+    drop(release);
+    trimmer.stop();
+}
+
+#[test]
+fn the_level_check_at_high_and_low() {
+    let _alone = alone();
+    for (level, retained) in [(MemoryPressure::High, 0), (MemoryPressure::Low, 2)] {
+        let pool = Pool::<Vec<u8>>::new();
+        drop((pool.get(), pool.get()));
+        let (trimmer, release) = after_one_tick(level, false);
+        assert_eq!(pool.stats().retained, retained, "{level:?}");
+        drop(release);
+        trimmer.stop();
+    }
 }

@@ -3,7 +3,8 @@
 //! A trim is one decay step, the equivalent of one garbage collection for
 //! Go's `sync.Pool`: a value idle across two consecutive trims is dropped,
 //! and a value taken and returned between them survives. `clear` is two steps
-//! at once. Both parts of a pool follow the same rule:
+//! at once, and medium memory pressure (`trimmer`) is two steps in the shards
+//! and one in the thread caches ([`Steps`]). Both parts of a pool follow the same rule:
 //!
 //! - the shards keep `current` and `victim` lists: a step drops `victim` and
 //!   demotes `current` (Go's `poolCleanup`);
@@ -49,11 +50,38 @@ pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
     dead
 }
 
-/// `steps` decay steps on one pool: the shards, then every thread cache.
-pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: u64) {
+/// How far one decay pass goes in each part of a pool: 1 step ages, 2
+/// drop every idle value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Steps {
+    pub(crate) shards: u64,
+    pub(crate) caches: u64,
+}
+
+impl Steps {
+    /// A trim: one step everywhere.
+    pub(crate) const TRIM: Steps = Steps {
+        shards: 1,
+        caches: 1,
+    };
+    /// Medium memory pressure: the shared tier lets go of every idle value,
+    /// the thread caches (a few hot values per thread) take one step.
+    pub(crate) const SHARED: Steps = Steps {
+        shards: 2,
+        caches: 1,
+    };
+    /// A clear: two steps everywhere.
+    pub(crate) const CLEAR: Steps = Steps {
+        shards: 2,
+        caches: 2,
+    };
+}
+
+/// Decay steps on one pool: the shards, then every thread cache.
+pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
     let _serial = lock(&storage.decay);
-    storage.generation.fetch_add(steps, Ordering::AcqRel);
-    drop_idle(storage, storage.shards.step(steps));
+    storage.generation.fetch_add(steps.caches, Ordering::AcqRel);
+    drop_idle(storage, storage.shards.step(steps.shards));
     for cache in storage.caches() {
         let dead = cache.reclaim(1, |stack, _| {
             let dead = age(stack, storage);

@@ -608,7 +608,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn trim(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(storage, 1);
+            decay::step(storage, decay::Steps::TRIM);
         }
     }
 
@@ -628,7 +628,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn clear(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(storage, 2);
+            decay::step(storage, decay::Steps::CLEAR);
         }
     }
 }
@@ -671,7 +671,7 @@ impl<T: 'static> Drop for Pool<T> {
         if let Some(storage) = self.storage.get() {
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
-            decay::step(storage, 2);
+            decay::step(storage, decay::Steps::CLEAR);
             storage.close();
         }
     }

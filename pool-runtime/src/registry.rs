@@ -3,7 +3,7 @@
 //! types.
 
 use crate::Reset;
-use crate::decay;
+use crate::decay::{self, Steps};
 use crate::pool::Pool;
 use crate::raw::memo;
 use crate::stats::Stats;
@@ -20,8 +20,8 @@ use std::sync::{Mutex, PoisonError, RwLock};
 
 /// A pool's storage, whatever its type: what `trim_all` and `pools` need.
 trait Registered: Send + Sync {
-    /// `steps` decay steps: 1 is a trim, 2 a clear.
-    fn step(self: Arc<Self>, steps: u64);
+    /// Decay steps: a trim, a clear, or between them.
+    fn step(self: Arc<Self>, steps: Steps);
     fn name(&self) -> &str;
     fn stats(&self) -> Stats;
     fn is_closed(&self) -> bool;
@@ -31,7 +31,7 @@ trait Registered: Send + Sync {
 }
 
 impl<T: Reset + Send + 'static> Registered for Storage<T> {
-    fn step(self: Arc<Self>, steps: u64) {
+    fn step(self: Arc<Self>, steps: Steps) {
         decay::step(&self, steps);
     }
 
@@ -93,7 +93,17 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 /// ```
 pub fn trim_all() {
     for pool in live() {
-        pool.step(1);
+        pool.step(Steps::TRIM);
+    }
+    enforce_budget();
+}
+
+/// Medium memory pressure (the trimmer's [`MemoryPressure::Medium`](crate::trimmer::MemoryPressure)):
+/// every pool's shared tier lets go of all its idle values, and thread
+/// caches take one decay step, as in a trim.
+pub(crate) fn trim_all_shared() {
+    for pool in live() {
+        pool.step(Steps::SHARED);
     }
     enforce_budget();
 }
@@ -132,7 +142,7 @@ pub(crate) fn enforce_budget() {
 /// ```
 pub fn clear_all() {
     for pool in live() {
-        pool.step(2);
+        pool.step(Steps::CLEAR);
     }
 }
 

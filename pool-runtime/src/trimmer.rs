@@ -55,9 +55,32 @@ pub fn builder() -> Builder {
     }
 }
 
-/// How a trimmer tells memory pressure: called once per interval; `true`
-/// means "drop everything idle now".
-type Pressure = Box<dyn Fn() -> bool + Send>;
+/// How much memory pressure the process is under, graded as .NET's
+/// `ArrayPool` grades it before each trim (it releases more buffers per
+/// stack, sooner, as the level rises, and everything when it is high). A
+/// trimmer tick does, at each level:
+///
+/// - `Low`: one decay step (a value idle across two ticks is dropped);
+/// - `Medium`: the shared shards of every pool let go of all their idle
+///   values (most of a pool's idle memory), while thread caches, a few
+///   hot values per thread, take one decay step;
+/// - `High`: every idle value of every pool is dropped ([`clear_all`](crate::clear_all)).
+///
+/// [`system_memory_pressure_level`] reads it from the process's cgroup or
+/// PSI; [`Builder::on_memory_pressure_level`] takes any source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum MemoryPressure {
+    /// No pressure: trim as usual.
+    Low,
+    /// Memory is getting short: empty the shared tier.
+    Medium,
+    /// Near the limit: drop everything idle.
+    High,
+}
+
+/// How a trimmer tells memory pressure: called once per interval.
+type Pressure = Box<dyn Fn() -> MemoryPressure + Send>;
 
 /// Configures a trimmer: the interval (30 s by default) and what it does
 /// under memory pressure.
@@ -78,9 +101,38 @@ impl Builder {
     /// every idle value of every pool ([`clear_all`](crate::clear_all))
     /// instead of one decay step. [`system_memory_pressure`] reads the
     /// process's cgroup limit (Linux); any `Fn() -> bool` works, such as a
-    /// test's switch or a signal from the service's own accounting.
+    /// test's switch or a signal from the service's own accounting. For
+    /// three levels, see [`on_memory_pressure_level`](Builder::on_memory_pressure_level).
     #[must_use]
-    pub fn on_memory_pressure(mut self, pressure: impl Fn() -> bool + Send + 'static) -> Self {
+    pub fn on_memory_pressure(self, pressure: impl Fn() -> bool + Send + 'static) -> Self {
+        self.on_memory_pressure_level(move || {
+            if pressure() {
+                MemoryPressure::High
+            } else {
+                MemoryPressure::Low
+            }
+        })
+    }
+
+    /// At each interval, ask `pressure` for the level first, and trim as
+    /// [`MemoryPressure`] says: one decay step, the shared tier emptied, or
+    /// everything idle dropped. [`system_memory_pressure_level`] reads it
+    /// from the process's cgroup or PSI (Linux).
+    ///
+    /// ```
+    /// use poolable::trimmer::{self, MemoryPressure};
+    ///
+    /// let trimmer = trimmer::builder()
+    ///     .on_memory_pressure_level(|| MemoryPressure::Medium)
+    ///     .spawn()
+    ///     .unwrap();
+    /// trimmer.stop();
+    /// ```
+    #[must_use]
+    pub fn on_memory_pressure_level(
+        mut self,
+        pressure: impl Fn() -> MemoryPressure + Send + 'static,
+    ) -> Self {
         self.pressure = Some(Box::new(pressure));
         self
     }
@@ -103,10 +155,13 @@ impl Builder {
                     // the thread alive through anything else, a panicking
                     // pressure check included.
                     let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        if pressure.as_ref().is_some_and(|under| under()) {
-                            crate::clear_all();
-                        } else {
-                            crate::trim_all();
+                        match pressure
+                            .as_ref()
+                            .map_or(MemoryPressure::Low, |level| level())
+                        {
+                            MemoryPressure::Low => crate::trim_all(),
+                            MemoryPressure::Medium => crate::registry::trim_all_shared(),
+                            MemoryPressure::High => crate::clear_all(),
                         }
                     }));
                 }
@@ -128,10 +183,8 @@ impl core::fmt::Debug for Builder {
 }
 
 /// Whether the process is near its memory limit, for
-/// [`Builder::on_memory_pressure`]: on Linux, true when the cgroup v2
-/// `memory.current` is at least 90% of `memory.max`, or, without a cgroup
-/// limit, when `/proc/pressure/memory` reports `some avg10` of 10% or more.
-/// Elsewhere, and when neither file can be read, always false.
+/// [`Builder::on_memory_pressure`]: [`system_memory_pressure_level`] is
+/// [`MemoryPressure::High`].
 ///
 /// ```
 /// # #[cfg(not(miri))] { // (reads files, which Miri's isolation forbids)
@@ -139,24 +192,52 @@ impl core::fmt::Debug for Builder {
 /// # }
 /// ```
 pub fn system_memory_pressure() -> bool {
+    system_memory_pressure_level() == MemoryPressure::High
+}
+
+/// The process's memory pressure, for [`Builder::on_memory_pressure_level`],
+/// with .NET's thresholds: on Linux, from the cgroup v2 `memory.current`
+/// against `memory.max` (`High` from 90%, `Medium` from 70%), or, without a
+/// cgroup limit, from `/proc/pressure/memory`'s `some avg10` (`High` from
+/// 10%, `Medium` from 1%: some task stalled on memory in the last ten
+/// seconds). Elsewhere, and when neither file can be read, `Low`.
+///
+/// ```
+/// # #[cfg(not(miri))] { // (reads files, which Miri's isolation forbids)
+/// use poolable::trimmer::MemoryPressure;
+/// let level = poolable::trimmer::system_memory_pressure_level();
+/// assert!(level >= MemoryPressure::Low);
+/// # }
+/// ```
+pub fn system_memory_pressure_level() -> MemoryPressure {
     let read = |path: &str| std::fs::read_to_string(path).ok();
     if let (Some(current), Some(max)) = (
         read("/sys/fs/cgroup/memory.current"),
         read("/sys/fs/cgroup/memory.max"),
-    ) && let Some(near) = cgroup_near_limit(&current, &max)
+    ) && let Some(level) = cgroup_level(&current, &max)
     {
-        return near;
+        return level;
     }
-    read("/proc/pressure/memory")
-        .is_some_and(|psi| psi_some_avg10(&psi).is_some_and(|avg| avg >= 10.0))
+    match read("/proc/pressure/memory").and_then(|psi| psi_some_avg10(&psi)) {
+        Some(avg) if avg >= 10.0 => MemoryPressure::High,
+        Some(avg) if avg >= 1.0 => MemoryPressure::Medium,
+        _ => MemoryPressure::Low,
+    }
 }
 
-/// `current` at least 90% of `max`; `None` when there is no limit (`max`)
-/// or the files do not parse.
-fn cgroup_near_limit(current: &str, max: &str) -> Option<bool> {
+/// The level of `current` against `max`; `None` when there is no limit
+/// (`max`) or the files do not parse.
+fn cgroup_level(current: &str, max: &str) -> Option<MemoryPressure> {
     let max: u64 = max.trim().parse().ok()?;
     let current: u64 = current.trim().parse().ok()?;
-    Some(current.saturating_mul(10) >= max.saturating_mul(9))
+    let percent = |p: u64| current.saturating_mul(100) >= max.saturating_mul(p);
+    Some(if percent(90) {
+        MemoryPressure::High
+    } else if percent(70) {
+        MemoryPressure::Medium
+    } else {
+        MemoryPressure::Low
+    })
 }
 
 /// The `avg10` of the `some` line of a PSI file.
@@ -221,11 +302,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cgroup_limits_parse() {
-        assert_eq!(cgroup_near_limit("950\n", "1000\n"), Some(true));
-        assert_eq!(cgroup_near_limit("899", "1000"), Some(false));
-        assert_eq!(cgroup_near_limit("5", "max\n"), None);
-        assert_eq!(cgroup_near_limit("junk", "1000"), None);
+    fn cgroup_limits_grade() {
+        assert_eq!(cgroup_level("950\n", "1000\n"), Some(MemoryPressure::High));
+        assert_eq!(cgroup_level("900", "1000"), Some(MemoryPressure::High));
+        assert_eq!(cgroup_level("899", "1000"), Some(MemoryPressure::Medium));
+        assert_eq!(cgroup_level("700", "1000"), Some(MemoryPressure::Medium));
+        assert_eq!(cgroup_level("699", "1000"), Some(MemoryPressure::Low));
+        assert_eq!(cgroup_level("5", "max\n"), None);
+        assert_eq!(cgroup_level("junk", "1000"), None);
     }
 
     #[test]
