@@ -850,3 +850,35 @@ fn a_type_named_like_a_std_type_uses_its_own_impl() {
     });
     assert_eq!(v.v.resets, 1);
 }
+
+// ---------------------------------------------------------------- PhantomData
+
+/// A type parameter used only in `PhantomData` needs no `Reset` bound:
+/// `Tagged<NoReset>` implements `Reset` (and `Poolable`).
+#[derive(poolable::Poolable)]
+struct Tagged<T: Send + Sync + 'static> {
+    bytes: Vec<u8>,
+    _unit: std::marker::PhantomData<T>,
+}
+
+impl<T: Send + Sync + 'static> Default for Tagged<T> {
+    fn default() -> Self {
+        Tagged {
+            bytes: Vec::new(),
+            _unit: std::marker::PhantomData,
+        }
+    }
+}
+
+/// Has no `Reset` impl.
+struct Meters;
+
+#[test]
+fn phantom_data_adds_no_reset_bound() {
+    let mut t = Tagged::<Meters>::default();
+    t.bytes.push(1);
+    Reset::reset(&mut t);
+    assert!(t.bytes.is_empty());
+    Tagged::<Meters>::pool().get().bytes.push(2);
+    assert_eq!(Tagged::<Meters>::pool().stats().puts, 1);
+}

@@ -376,12 +376,37 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
 }
 
 fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
+    // A typo (`max_byte`, `zeroise`): name the key it most likely meant.
+    let closest = expected
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(distance, k)| *distance <= (k.len() / 3).max(1))
+        .min();
+    if let Some((_, meant)) = closest {
+        return format!("unknown poolable {place} attribute `{key}`; did you mean `{meant}`?");
+    }
     let list = expected
         .iter()
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ");
     format!("unknown poolable {place} attribute `{key}`; expected one of {list}")
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions), by bytes.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(x != y);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// Consume `= value` after a key we are rejecting, so parsing goes on to

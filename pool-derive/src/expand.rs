@@ -26,7 +26,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     };
     Ok(quote! {
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        #[allow(non_upper_case_globals, unused_qualifications)]
         const _: () = {
             #reset
             #wipe_on_drop
@@ -282,7 +282,8 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
     let mut bounds = Vec::new();
     for field in &cont.fields {
         let used = type_params_in(field.ty, &params);
-        if used.is_empty() {
+        // `PhantomData<T>` resets for any `T` (serde makes the same exception).
+        if used.is_empty() || is_phantom_data(field.ty) {
             continue;
         }
         let ty = field.ty;
@@ -304,6 +305,12 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
         .collect();
     all.extend(bounds);
     all
+}
+
+/// `PhantomData<..>`, however it is spelled (`core::marker::PhantomData`...).
+fn is_phantom_data(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| last.ident == "PhantomData"))
 }
 
 fn where_clause(cont: &Container<'_>, extra: Vec<WherePredicate>) -> Option<syn::WhereClause> {
