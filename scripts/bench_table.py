@@ -809,6 +809,8 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     return "\n".join(lines)
 
 
+# The live HTTP measurement's section of RESULTS.md (scripts/http_bench.py).
+HTTP_START, HTTP_END = "<!-- http:start -->", "<!-- http:end -->"
 README_START = "<!-- bench-summary:start -->"
 README_END = "<!-- bench-summary:end -->"
 
@@ -912,6 +914,11 @@ def main() -> int:
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
     mach = machine()
     text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr)
+    # Section 8 (the live HTTP measurement) comes from scripts/http_bench.py: keep it.
+    old = args.out.read_text() if args.out.exists() else ""
+    if HTTP_START in old and HTTP_END in old:
+        kept = HTTP_START + old.split(HTTP_START, 1)[1].split(HTTP_END, 1)[0] + HTTP_END
+        text = text.rstrip("\n") + "\n\n" + kept + "\n"
     args.out.write_text(text)
     chart(groups, args.chart)
     if not args.no_readme and update_readme(ROOT / "README.md", readme_summary(groups, mach, times)):

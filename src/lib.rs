@@ -756,6 +756,7 @@
 //! | `indexmap` | `Reset`, `Shrink` for `indexmap::{IndexMap, IndexSet}` (indexmap 2.x) |
 //! | `hashbrown` | `Reset`, `Shrink` for `hashbrown::{HashMap, HashSet}` (hashbrown 0.17) |
 //! | `metrics` | `export_metrics()`: every pool's stats through the `metrics` facade (0.24) |
+//! | `http-body` | `PooledBody`: a `'static` pooled `Vec<u8>` guard as an `http_body::Body` (http-body 1.x, hyper 1), returned to its pool once written, with no copy |
 //!
 //! # Policy defaults
 //!

@@ -54,6 +54,8 @@ mod decay;
 #[cfg(feature = "metrics")]
 mod export;
 mod guard;
+#[cfg(feature = "http-body")]
+mod http_body;
 mod integrations;
 mod local;
 mod policy;
@@ -76,6 +78,8 @@ pub use buffer::{BufferPool, ClassStats, PooledBuf};
 #[cfg(feature = "metrics")]
 pub use export::export_metrics;
 pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
+#[cfg(feature = "http-body")]
+pub use http_body::{PooledBody, PooledChunk};
 pub use policy::{
     ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE,
     Oversize,

@@ -1,0 +1,366 @@
+//! A small JSON API on hyper 1 and tokio, with its per-request data pooled:
+//!
+//! - the request body is read into a pooled buffer;
+//! - the method, path, headers and the JSON order are parsed into a pooled
+//!   `#[derive(Poolable)]` struct whose nested strings and lists keep their
+//!   allocations (`RecycleVec`), with serde's seeds writing in place;
+//! - the JSON response is written into a pooled buffer that is the response
+//!   body itself (`PooledBody`, feature `http-body`): it goes back to its
+//!   pool once hyper has written it.
+//!
+//! `POOLABLE=off` turns pooling off (every get constructs, every return is
+//! dropped), so the same binary allocates fresh. A counting allocator and
+//! `GET /stats` report allocations and peak RSS for the load generator
+//! (`loadgen`). Build with `--features mimalloc` for mimalloc instead of the
+//! system allocator.
+//!
+//! ```sh
+//! cargo run --release -p http-service --bin http_service -- 127.0.0.1:8080
+//! ```
+
+use http_body_util::BodyExt;
+use http_service::ServerStats;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use poolable::{Pool, Poolable, PooledBody, RecycleVec, Reset};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::alloc::{GlobalAlloc, Layout};
+use std::convert::Infallible;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+// ------------------------------------------------------- counting allocator
+
+#[cfg(feature = "mimalloc")]
+static INNER: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(not(feature = "mimalloc"))]
+static INNER: std::alloc::System = std::alloc::System;
+
+/// Counts allocations (a `realloc` is one too) for `GET /stats`.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is forwarded unchanged to the inner allocator; the
+// counter is only observed.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { INNER.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { INNER.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { INNER.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { INNER.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+// ------------------------------------------------------------ pooled types
+
+/// The request as the handler sees it. Every nested buffer keeps its
+/// allocation from one request to the next.
+#[derive(Poolable, Default)]
+#[poolable(name = "api-requests")]
+struct ApiRequest {
+    method: String,
+    path: String,
+    headers: RecycleVec<Header>,
+    order: Order,
+}
+
+#[derive(Reset, Default)]
+struct Header {
+    name: String,
+    value: String,
+}
+
+#[derive(Reset, Default)]
+struct Order {
+    user: String,
+    note: String,
+    items: RecycleVec<Item>,
+}
+
+#[derive(Reset, Default)]
+struct Item {
+    sku: String,
+    qty: u32,
+    price_cents: u64,
+}
+
+/// Request bodies, read from the connection.
+static BODIES: Pool<Vec<u8>> = Pool::new().name("request-bodies");
+/// Response bodies: handed to hyper, back when written.
+static RESPONSES: Pool<Vec<u8>> = Pool::new().name("response-bodies");
+
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+// ------------------------------------------- JSON parsed in place (serde seeds)
+
+/// Appends a JSON string to a `String` (no allocation when it has room).
+struct StrInto<'a>(&'a mut String);
+
+impl<'de> DeserializeSeed<'de> for StrInto<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for StrInto<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.0.push_str(v);
+        Ok(())
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum OrderField {
+    User,
+    Note,
+    Items,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum ItemField {
+    Sku,
+    Qty,
+    PriceCents,
+    #[serde(other)]
+    Other,
+}
+
+/// An order, parsed into the pooled `Order`.
+struct OrderInto<'a>(&'a mut Order);
+
+impl<'de> DeserializeSeed<'de> for OrderInto<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OrderInto<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an order")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(field) = map.next_key::<OrderField>()? {
+            match field {
+                OrderField::User => map.next_value_seed(StrInto(&mut self.0.user))?,
+                OrderField::Note => map.next_value_seed(StrInto(&mut self.0.note))?,
+                OrderField::Items => map.next_value_seed(ItemsInto(&mut self.0.items))?,
+                OrderField::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The item list, each element parsed into a recycled `Item`.
+struct ItemsInto<'a>(&'a mut RecycleVec<Item>);
+
+impl<'de> DeserializeSeed<'de> for ItemsInto<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ItemsInto<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of items")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(ItemInto(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+struct ItemInto<'a>(&'a mut RecycleVec<Item>);
+
+impl<'de> DeserializeSeed<'de> for ItemInto<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(ItemVisitor(self.0.push_reset()))
+    }
+}
+
+struct ItemVisitor<'a>(&'a mut Item);
+
+impl<'de> Visitor<'de> for ItemVisitor<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an item")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(field) = map.next_key::<ItemField>()? {
+            match field {
+                ItemField::Sku => map.next_value_seed(StrInto(&mut self.0.sku))?,
+                ItemField::Qty => self.0.qty = map.next_value()?,
+                ItemField::PriceCents => self.0.price_cents = map.next_value()?,
+                ItemField::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- handlers
+
+type Body = PooledBody<&'static Pool<Vec<u8>>>;
+
+/// The response to an order, serialized from borrowed fields.
+#[derive(serde::Serialize)]
+struct Receipt<'a> {
+    user: &'a str,
+    path: &'a str,
+    items: usize,
+    units: u64,
+    total_cents: u64,
+    largest_sku: &'a str,
+    headers: usize,
+}
+
+fn respond(status: StatusCode, body: poolable::Pooled<'static, Vec<u8>>) -> Response<Body> {
+    let mut response = Response::new(PooledBody::from(body));
+    *response.status_mut() = status;
+    response
+}
+
+async fn order(req: Request<Incoming>) -> Response<Body> {
+    let (parts, mut incoming) = req.into_parts();
+    let mut api = ApiRequest::pool().get();
+    api.method.push_str(parts.method.as_str());
+    api.path.push_str(parts.uri.path());
+    for (name, value) in &parts.headers {
+        let header = api.headers.push_reset();
+        header.name.push_str(name.as_str());
+        header.value.push_str(value.to_str().unwrap_or_default());
+    }
+    let mut body = BODIES.get();
+    while let Some(frame) = incoming.frame().await {
+        match frame {
+            Ok(frame) => {
+                if let Some(data) = frame.data_ref() {
+                    body.extend_from_slice(data);
+                }
+            }
+            Err(_) => return respond(StatusCode::BAD_REQUEST, RESPONSES.get()),
+        }
+    }
+    let mut out = RESPONSES.get();
+    let mut json = serde_json::Deserializer::from_slice(&body);
+    if let Err(e) = OrderInto(&mut api.order).deserialize(&mut json) {
+        let _ = serde_json::to_writer(&mut *out, &format!("bad order: {e}"));
+        return respond(StatusCode::BAD_REQUEST, out);
+    }
+    // A little work: totals, and the largest line.
+    let items = api.order.items.as_slice();
+    let units = items.iter().map(|i| u64::from(i.qty)).sum();
+    let total_cents = items.iter().map(|i| u64::from(i.qty) * i.price_cents).sum();
+    let largest_sku = items
+        .iter()
+        .max_by_key(|i| u64::from(i.qty) * i.price_cents)
+        .map_or("", |i| i.sku.as_str());
+    let receipt = Receipt {
+        user: &api.order.user,
+        path: &api.path,
+        items: items.len(),
+        units,
+        total_cents,
+        largest_sku,
+        headers: api.headers.len(),
+    };
+    let _ = serde_json::to_writer(&mut *out, &receipt);
+    REQUESTS.fetch_add(1, Relaxed);
+    respond(StatusCode::OK, out)
+}
+
+fn stats() -> Response<Body> {
+    let requests = ApiRequest::pool().stats();
+    let report = ServerStats {
+        requests: REQUESTS.load(Relaxed),
+        allocations: ALLOCATIONS.load(Relaxed),
+        peak_rss_kib: peak_rss_kib(),
+        pooling: std::env::var("POOLABLE").map_or(true, |v| v != "off"),
+        request_pool_gets: requests.gets,
+        request_pool_puts: requests.puts,
+        request_pool_retained: requests.retained as u64,
+        response_pool_puts: RESPONSES.stats().puts,
+    };
+    let mut out = RESPONSES.get();
+    let _ = serde_json::to_writer(&mut *out, &report);
+    respond(StatusCode::OK, out)
+}
+
+/// `VmHWM` from `/proc/self/status`, in KiB (0 where there is none).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+async fn handle(req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    Ok(match (req.method(), req.uri().path()) {
+        (&Method::POST, "/orders") => order(req).await,
+        (&Method::GET, "/stats") => stats(),
+        _ => respond(StatusCode::NOT_FOUND, RESPONSES.get()),
+    })
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> std::io::Result<()> {
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:8080".into());
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    // The load generator and the scripts read the address from this line.
+    println!("listening on {}", listener.local_addr()?);
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service_fn(handle))
+                .await;
+        });
+    }
+}

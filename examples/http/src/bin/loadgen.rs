@@ -1,0 +1,299 @@
+//! An open-loop load generator for `http_service`, as wrk2 does it: requests
+//! are sent at a fixed rate on a schedule, and each one's latency is measured
+//! from the time it was *scheduled*, so a server stall shows up in the
+//! figures instead of silently delaying the next send (coordinated
+//! omission). Latencies go into an HdrHistogram.
+//!
+//! ```sh
+//! loadgen <addr> --rate 4000 --seconds 5 [--connections 32] [--json]
+//! loadgen <addr> --smoke     # a few hundred requests, checked, for CI
+//! ```
+//!
+//! It prints p50, p90, p99, p99.9 and max, throughput and errors, and from
+//! the server's `GET /stats` before and after the run, its allocations per
+//! request and peak RSS.
+
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Full};
+use http_service::{ServerStats, order_json};
+use hyper::body::Bytes;
+use hyper::client::conn::http1;
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+type Sender = http1::SendRequest<Full<Bytes>>;
+
+struct Args {
+    addr: String,
+    rate: f64,
+    seconds: f64,
+    connections: usize,
+    json: bool,
+    smoke: bool,
+}
+
+fn args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let mut parsed = Args {
+        addr: args.next().ok_or(
+            "usage: loadgen <addr> [--rate R] [--seconds S] [--connections C] [--json] [--smoke]",
+        )?,
+        rate: 1000.0,
+        seconds: 5.0,
+        connections: 32,
+        json: false,
+        smoke: false,
+    };
+    while let Some(flag) = args.next() {
+        let mut value = |name: &str| {
+            args.next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| *v > 0.0)
+                .ok_or(format!("{name} takes a positive number"))
+        };
+        match flag.as_str() {
+            "--rate" => parsed.rate = value("--rate")?,
+            "--seconds" => parsed.seconds = value("--seconds")?,
+            "--connections" => parsed.connections = value("--connections")? as usize,
+            "--json" => parsed.json = true,
+            "--smoke" => parsed.smoke = true,
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    if parsed.smoke {
+        (parsed.rate, parsed.seconds, parsed.connections) = (200.0, 1.5, 4);
+    }
+    Ok(parsed)
+}
+
+async fn connect(addr: &str) -> Result<Sender, String> {
+    let stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (sender, conn) = http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("handshake: {e}"))?;
+    tokio::spawn(conn);
+    Ok(sender)
+}
+
+/// Send one request; the status and the body.
+async fn send(
+    sender: &mut Sender,
+    request: Request<Full<Bytes>>,
+) -> Result<(StatusCode, Bytes), String> {
+    sender.ready().await.map_err(|e| e.to_string())?;
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    Ok((status, body))
+}
+
+async fn server_stats(addr: &str) -> Result<ServerStats, String> {
+    let mut sender = connect(addr).await?;
+    let request = Request::get("/stats")
+        .header("host", addr)
+        .body(Full::new(Bytes::new()))
+        .map_err(|e| e.to_string())?;
+    let (status, body) = send(&mut sender, request).await?;
+    if status != StatusCode::OK {
+        return Err(format!("/stats answered {status}"));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("/stats: {e}"))
+}
+
+/// What one connection saw.
+struct Outcome {
+    latencies: Histogram<u64>,
+    ok: u64,
+    errors: u64,
+    /// The first response body, for the smoke check.
+    sample: Option<Bytes>,
+}
+
+/// Connection `index` of `connections` sends requests `index`,
+/// `index + connections`, ... of the schedule, each at `start + k / rate`.
+async fn connection(
+    addr: String,
+    index: usize,
+    connections: usize,
+    rate: f64,
+    start: Instant,
+    end: Instant,
+) -> Result<Outcome, String> {
+    let mut sender = connect(&addr).await?;
+    let mut outcome = Outcome {
+        latencies: Histogram::new_with_bounds(1, 60_000_000, 3).map_err(|e| e.to_string())?,
+        ok: 0,
+        errors: 0,
+        sample: None,
+    };
+    let mut body = String::new();
+    for k in (index..).step_by(connections) {
+        let scheduled = start + Duration::from_secs_f64(k as f64 / rate);
+        if scheduled >= end {
+            break;
+        }
+        tokio::time::sleep_until(scheduled).await;
+        order_json(&mut body, k as u64, 5);
+        let request = Request::post("/orders")
+            .header("host", &addr)
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::copy_from_slice(body.as_bytes())))
+            .map_err(|e| e.to_string())?;
+        match send(&mut sender, request).await {
+            Ok((StatusCode::OK, body)) => {
+                outcome.ok += 1;
+                outcome.sample.get_or_insert(body);
+            }
+            Ok(_) => outcome.errors += 1,
+            Err(_) => {
+                outcome.errors += 1;
+                sender = connect(&addr).await?;
+            }
+        }
+        // From the scheduled send, not the actual one (coordinated omission).
+        let micros = scheduled.elapsed().as_micros().max(1) as u64;
+        let _ = outcome.latencies.record(micros.min(60_000_000));
+    }
+    Ok(outcome)
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let before = server_stats(&args.addr).await?;
+    let start = Instant::now() + Duration::from_millis(50);
+    let end = start + Duration::from_secs_f64(args.seconds);
+    let tasks: Vec<_> = (0..args.connections)
+        .map(|i| {
+            tokio::spawn(connection(
+                args.addr.clone(),
+                i,
+                args.connections,
+                args.rate,
+                start,
+                end,
+            ))
+        })
+        .collect();
+    let mut latencies =
+        Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).map_err(|e| e.to_string())?;
+    let (mut ok, mut errors, mut sample) = (0, 0, None);
+    for task in tasks {
+        let outcome = task.await.map_err(|e| e.to_string())??;
+        latencies
+            .add(&outcome.latencies)
+            .map_err(|e| e.to_string())?;
+        ok += outcome.ok;
+        errors += outcome.errors;
+        sample = sample.or(outcome.sample);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let after = server_stats(&args.addr).await?;
+    let served = after.requests.saturating_sub(before.requests).max(1);
+    let allocs_per_request =
+        after.allocations.saturating_sub(before.allocations) as f64 / served as f64;
+    let q = |quantile: f64| latencies.value_at_quantile(quantile) as f64 / 1000.0;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "rate": args.rate,
+                "seconds": args.seconds,
+                "connections": args.connections,
+                "ok": ok,
+                "errors": errors,
+                "throughput": ok as f64 / elapsed,
+                "p50_ms": q(0.50),
+                "p90_ms": q(0.90),
+                "p99_ms": q(0.99),
+                "p999_ms": q(0.999),
+                "max_ms": latencies.max() as f64 / 1000.0,
+                "allocs_per_request": allocs_per_request,
+                "peak_rss_kib": after.peak_rss_kib,
+                "pooling": after.pooling,
+            })
+        );
+    } else {
+        println!(
+            "rate {:.0}/s for {:.1}s over {} connections: {ok} ok, {errors} errors, {:.0} req/s",
+            args.rate,
+            args.seconds,
+            args.connections,
+            ok as f64 / elapsed
+        );
+        println!(
+            "latency (from the scheduled send): p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms",
+            q(0.50),
+            q(0.90),
+            q(0.99),
+            q(0.999),
+            latencies.max() as f64 / 1000.0
+        );
+        println!(
+            "server: {allocs_per_request:.2} allocations per request, peak RSS {} KiB, pooling {}",
+            after.peak_rss_kib,
+            if after.pooling { "on" } else { "off" }
+        );
+    }
+    if args.smoke {
+        smoke_check(ok, errors, sample.as_ref(), &after)?;
+        println!("smoke: ok");
+    }
+    Ok(())
+}
+
+/// Every request answered, the receipt right, and with pooling on, every
+/// pooled request struct and response buffer back in its pool.
+fn smoke_check(
+    ok: u64,
+    errors: u64,
+    sample: Option<&Bytes>,
+    after: &ServerStats,
+) -> Result<(), String> {
+    if errors > 0 || ok < 100 {
+        return Err(format!("smoke: {ok} ok, {errors} errors"));
+    }
+    let receipt: serde_json::Value =
+        serde_json::from_slice(sample.ok_or("smoke: no response")?).map_err(|e| e.to_string())?;
+    if receipt["items"] != 5
+        || receipt["units"] != 1 + 2 + 3 + 4 + 1
+        || receipt["path"] != "/orders"
+    {
+        return Err(format!("smoke: unexpected receipt {receipt}"));
+    }
+    if after.request_pool_gets != after.request_pool_puts {
+        return Err(format!(
+            "smoke: {} request structs out of {} not returned",
+            after.request_pool_gets - after.request_pool_puts,
+            after.request_pool_gets
+        ));
+    }
+    if after.pooling && (after.request_pool_retained == 0 || after.response_pool_puts < ok) {
+        return Err(format!("smoke: pooled values did not come back: {after:?}"));
+    }
+    Ok(())
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let result = match args() {
+        Ok(args) => run(args).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = result {
+        eprintln!("loadgen: {e}");
+        std::process::exit(1);
+    }
+}
