@@ -484,10 +484,15 @@ where
     K: Eq + core::hash::Hash,
     S: core::hash::BuildHasher,
 {
+    /// Halving, as std's tables do: hashbrown rounds capacities up too.
     fn shrink_to(&mut self, capacity: usize) {
-        if self.capacity() > capacity {
-            hashbrown::HashMap::shrink_to(self, capacity);
-        }
+        crate::reset::shrink_table(
+            self,
+            capacity,
+            Self::len,
+            Self::capacity,
+            hashbrown::HashMap::shrink_to,
+        );
     }
 }
 
@@ -511,10 +516,15 @@ where
     T: Eq + core::hash::Hash,
     S: core::hash::BuildHasher,
 {
+    /// Halving, as std's tables do: hashbrown rounds capacities up too.
     fn shrink_to(&mut self, capacity: usize) {
-        if self.capacity() > capacity {
-            hashbrown::HashSet::shrink_to(self, capacity);
-        }
+        crate::reset::shrink_table(
+            self,
+            capacity,
+            Self::len,
+            Self::capacity,
+            hashbrown::HashSet::shrink_to,
+        );
     }
 }
 
@@ -770,7 +780,7 @@ mod tests {
             let mut m: IndexMap<u32, u32> = IndexMap::with_capacity(1000);
             m.insert(1, 1);
             Shrink::shrink_to(&mut m, 10);
-            assert!(m.capacity() >= 10 && m.capacity() < 1000);
+            assert!((1..=10).contains(&m.capacity()), "{}", m.capacity());
             assert_eq!(m.get(&1), Some(&1));
 
             let mut s: IndexSet<u32> = IndexSet::with_capacity(1000);
@@ -810,6 +820,23 @@ mod tests {
             assert_eq!(s.capacity(), cap);
         }
 
+        /// hashbrown rounds a requested capacity up (to 7/8 of a power of
+        /// two buckets): a single `shrink_to(10)` leaves 14. The halving
+        /// loop makes `max_capacity = N` an upper bound.
+        #[test]
+        fn shrink_to_is_an_upper_bound() {
+            for n in [1, 3, 10, 13, 100] {
+                let mut m: HashMap<u32, u32> = (0..1000).map(|i| (i, i)).collect();
+                m.clear();
+                Shrink::shrink_to(&mut m, n);
+                assert!(m.capacity() <= n, "map: asked {n}, got {}", m.capacity());
+                let mut s: HashSet<u32> = (0..1000).collect();
+                s.clear();
+                Shrink::shrink_to(&mut s, n);
+                assert!(s.capacity() <= n, "set: asked {n}, got {}", s.capacity());
+            }
+        }
+
         #[test]
         fn heap_bytes_counts_entries_and_control_bytes() {
             let m: HashMap<u64, u32> = HashMap::with_capacity(100);
@@ -823,7 +850,7 @@ mod tests {
             let mut m: HashMap<u32, u32> = HashMap::with_capacity(1000);
             m.insert(1, 1);
             Shrink::shrink_to(&mut m, 10);
-            assert!(m.capacity() >= 10 && m.capacity() < 1000);
+            assert!((1..=10).contains(&m.capacity()), "{}", m.capacity());
             assert_eq!(m.get(&1), Some(&1));
 
             let mut s: HashSet<u32> = HashSet::with_capacity(1000);

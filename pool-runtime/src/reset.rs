@@ -712,17 +712,30 @@ macro_rules! shrink_table {
     ($(impl[$($gen:tt)*] $ty:ty;)*) => {
         $(impl<$($gen)*> Shrink for $ty {
             fn shrink_to(&mut self, capacity: usize) {
-                let mut target = capacity;
-                while self.capacity() > capacity {
-                    <$ty>::shrink_to(self, target);
-                    if target <= self.len() {
-                        break;
-                    }
-                    target = (target / 2).max(self.len());
-                }
+                shrink_table(self, capacity, <$ty>::len, <$ty>::capacity, <$ty>::shrink_to);
             }
         })*
     };
+}
+
+/// The body of every hash table's [`Shrink`] (std's and hashbrown's, which
+/// round capacities up alike): ask for `capacity`, then for half as much,
+/// until the table fits under it or cannot shrink without losing entries.
+pub(crate) fn shrink_table<T>(
+    table: &mut T,
+    capacity: usize,
+    len: fn(&T) -> usize,
+    current: fn(&T) -> usize,
+    shrink_to: fn(&mut T, usize),
+) {
+    let mut target = capacity;
+    while current(table) > capacity {
+        shrink_to(table, target);
+        if target <= len(table) {
+            break;
+        }
+        target = (target / 2).max(len(table));
+    }
 }
 
 shrink_table! {
