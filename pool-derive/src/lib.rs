@@ -11,6 +11,7 @@ mod ast;
 mod attr;
 mod ctxt;
 mod expand;
+mod fallback;
 
 use ast::Derive;
 use proc_macro::TokenStream;
@@ -43,7 +44,7 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_poolable(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, Derive::Poolable)
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|error| fallback::expand(&input, Derive::Poolable, error))
         .into()
 }
 
@@ -72,6 +73,6 @@ pub fn derive_poolable(input: TokenStream) -> TokenStream {
 pub fn derive_reset(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, Derive::Reset)
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|error| fallback::expand(&input, Derive::Reset, error))
         .into()
 }
