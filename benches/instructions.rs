@@ -2,7 +2,7 @@
 //! one contender, counted under callgrind:
 //!
 //! ```sh
-//! cargo bench --no-run   # builds target/release/deps/instructions-<hash>
+//! cargo bench -p poolable-benches --no-run   # builds target/release/deps/instructions-<hash>
 //! valgrind --tool=callgrind --toggle-collect='*measured_ops*' \
 //!     target/release/deps/instructions-<hash> poolable 100000
 //! ```

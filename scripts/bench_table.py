@@ -307,7 +307,7 @@ MEASURED = "*measured_ops*"
 def instructions_binary() -> Path | None:
     """Build the `instructions` bench and return its executable."""
     proc = subprocess.run(
-        ["cargo", "bench", "--no-run", "--bench", "instructions", "--message-format", "json"],
+        ["cargo", "bench", "-p", "poolable-benches", "--no-run", "--bench", "instructions", "--message-format", "json"],
         cwd=ROOT, capture_output=True, text=True,
     )
     if proc.returncode != 0:
@@ -700,7 +700,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
         "",
         "```sh",
         "python3 scripts/bench_table.py --run   # = cargo bench (timed), Go, callgrind, then the tables",
-        "# or: cargo bench && python3 scripts/bench_table.py [--go] [--instructions]",
+        "# or: cargo bench -p poolable-benches && python3 scripts/bench_table.py [--go] [--instructions]",
         "```",
         "",
         "## Settings",
@@ -882,7 +882,7 @@ def main() -> int:
     wall = args.wall_time
     if args.run:
         start = time.monotonic()
-        status = subprocess.run(["cargo", "bench"], cwd=ROOT).returncode
+        status = subprocess.run(["cargo", "bench", "-p", "poolable-benches"], cwd=ROOT).returncode
         wall = time.monotonic() - start
         print(f"cargo bench: exit {status}, {wall:.0f} s", file=sys.stderr)
         if status != 0:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does the pool move the tail? The live HTTP measurement (examples/http).
+"""Does the pool move the tail? The live HTTP measurement (examples/with-deps).
 
 Builds the server (`http_service`, on the system allocator and on mimalloc)
 and the open-loop load generator (`loadgen`), then for each rate and each
@@ -36,7 +36,7 @@ README_START, README_END = "<!-- http-summary:start -->", "<!-- http-summary:end
 
 
 def build() -> dict[str, Path]:
-    cargo = ["cargo", "build", "--release", "-p", "http-service", "--bins"]
+    cargo = ["cargo", "build", "--release", "-p", "poolable-examples", "--bins"]
     subprocess.run(cargo, cwd=ROOT, check=True)
     subprocess.run(cargo + ["--features", "mimalloc", "--target-dir", "target/mimalloc"], cwd=ROOT, check=True)
     return {
@@ -178,9 +178,9 @@ def main() -> int:
     chart(rows, args.rates, ROOT / "benches/http_chart.svg")
     lines = table(rows, args.rates)
     method = [
-        "## 8. Live HTTP service (`examples/http`)",
+        "## 8. Live HTTP service (`examples/with-deps`)",
         "",
-        f"`scripts/http_bench.py`, {started}: the JSON API of `examples/http` (hyper 1, tokio, 2 worker threads) "
+        f"`scripts/http_bench.py`, {started}: the JSON API of `examples/with-deps` (hyper 1, tokio, 2 worker threads) "
         "driven over 32 TCP connections by its open-loop load generator on the same 2-core machine. Requests are "
         "sent on a fixed schedule and latency is measured from the scheduled send (wrk2's correction for "
         "coordinated omission), into an HdrHistogram. Each row is a fresh server, warmed up for 1 s at the rate, "

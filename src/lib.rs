@@ -547,7 +547,7 @@
 //! ```
 //!
 //! Run the same comparison on your real workload before and after adding the
-//! pool; the crate's own benchmarks (`cargo bench`) compare it with a plain
+//! pool; the crate's own benchmarks (`cargo bench -p poolable-benches`) compare it with a plain
 //! allocation and with other pool crates.
 //!
 //! In a running service, [`pools`] lists every pool that has been used

@@ -1,8 +1,8 @@
 //! Misuses of `#[derive(Poolable)]` and `#[derive(Reset)]` that must not
 //! compile, each with the diagnostic a user sees (`tests/ui/*.stderr`).
-//! Regenerate the snapshots with `TRYBUILD=overwrite cargo test --test compile_fail`.
+//! Regenerate the snapshots with `TRYBUILD=overwrite cargo test -p poolable-tests --test compile_fail`.
 
 #[test]
 fn derive_misuse_is_a_spanned_compile_error() {
-    trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+    trybuild::TestCases::new().compile_fail("ui/*.rs");
 }

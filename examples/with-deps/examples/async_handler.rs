@@ -7,7 +7,7 @@
 //! worker thread, the guard moves with it and returns to the pool from
 //! whichever thread drops it.
 //!
-//! Run with `cargo run --example async_handler`.
+//! Run with `cargo run -p poolable-examples --example async_handler`.
 
 use poolable::{Pool, Poolable, Pooled};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! renders the text format. The example serves one scrape, fetches it
 //! itself, prints the poolable lines, and exits.
 //!
-//! Run with `cargo run --example prometheus --features metrics`.
+//! Run with `cargo run -p poolable-examples --example prometheus`.
 
 use metrics_exporter_prometheus::PrometheusBuilder;
 use poolable::{BufferPool, Pool, Poolable};

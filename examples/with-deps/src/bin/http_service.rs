@@ -15,17 +15,17 @@
 //! system allocator.
 //!
 //! ```sh
-//! cargo run --release -p http-service --bin http_service -- 127.0.0.1:8080
+//! cargo run --release -p poolable-examples --bin http_service -- 127.0.0.1:8080
 //! ```
 
 use http_body_util::BodyExt;
-use http_service::ServerStats;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use poolable::{Pool, Poolable, PooledBody, RecycleVec, Reset};
+use poolable_examples::ServerStats;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::alloc::{GlobalAlloc, Layout};
 use std::convert::Infallible;

@@ -15,11 +15,11 @@
 
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
-use http_service::{ServerStats, order_json};
 use hyper::body::Bytes;
 use hyper::client::conn::http1;
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
+use poolable_examples::{ServerStats, order_json};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
