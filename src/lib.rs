@@ -570,8 +570,8 @@
 //! `poolable_retained_bytes`, each labelled `pool = <name>`) on the installed
 //! [`metrics`](https://docs.rs/metrics) recorder, so any exporter can publish
 //! them. Call it before each scrape or from a timer: a pool's own operations
-//! never touch the recorder. `examples/prometheus.rs` serves them to
-//! Prometheus.
+//! never touch the recorder. `examples/with-deps/examples/prometheus.rs`
+//! serves them to Prometheus.
 //!
 //! Two settings of the `POOLABLE` environment variable, read once when the
 //! first pool is first used, change every pool of the process:
@@ -631,8 +631,10 @@
 //! where a writer or a comparable value is expected; see [`Pooled`].
 //!
 //! The `examples/` directory has complete programs: `quickstart`, `server` (a
-//! threaded request pipeline), `async_handler` (tokio) and `std_buffers`
-//! (`io::Write` into pooled buffers).
+//! threaded request pipeline) and `std_buffers` (`io::Write` into pooled
+//! buffers); `examples/with-deps` has those that need tokio, hyper or an
+//! exporter: `async_handler`, `prometheus`, and a JSON API on hyper 1 with
+//! its load generator.
 //!
 //! # Attribute reference
 //!
