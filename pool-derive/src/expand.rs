@@ -356,7 +356,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let new = match &cont.attrs.new {
         Some(path) => quote!(#path),
         None => {
-            quote_spanned!(ident.span()=> <#ident #ty_generics as ::core::default::Default>::default)
+            quote_spanned!(ident.span()=> <#ident #ty_generics as #krate::__private::NewByDefault>::new_by_default)
         }
     };
     let max_retained = cont

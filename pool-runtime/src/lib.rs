@@ -132,6 +132,25 @@ pub mod __private {
     pub use crate::registry::generic_pool;
     pub use crate::reset::shrink_level;
 
+    /// How a derived pool constructs a value when no `new = path` is given:
+    /// `Default`, with a diagnostic that names the other way.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no `Default`, so its pool cannot construct one",
+        label = "`{Self}` does not implement `Default`",
+        note = "derive or implement `Default` for `{Self}`, or give the pool a constructor: `#[poolable(new = path)]`, where `path` is a `fn() -> {Self}`"
+    )]
+    pub trait NewByDefault: Sized {
+        fn new_by_default() -> Self;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: Default> NewByDefault for T {
+        #[inline]
+        fn new_by_default() -> Self {
+            T::default()
+        }
+    }
+
     /// `(&IsReset(&field)).is_reset()`: the field type's `Reset::is_reset`
     /// if it has one, else `true` (autoref specialisation, for fields the
     /// derive resets with `with` or `default`).
