@@ -135,7 +135,7 @@ impl AutoCap {
         if total == 0 {
             return;
         }
-        let need = (total * PERCENTILE).div_ceil(100);
+        let need = total.saturating_mul(PERCENTILE).div_ceil(100);
         let mut seen = 0;
         let covering = counts
             .iter()

@@ -14,7 +14,7 @@
 use crate::decay;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
-use crate::raw::table;
+use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::shard::Entry;
 use crate::stats::{Counters, Event, Stats};
 use crate::storage::Storage;
@@ -23,6 +23,9 @@ use core::cell::Cell;
 
 /// One thread's cache for one pool.
 pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
+
+/// The copy of its key a pool keeps for the fast lookup (`raw/table.rs`).
+pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 
 /// The idle values of a thread cache, oldest first. Only the protocol's
 /// current holder (the owner, or a reclaimer) touches it.
@@ -240,10 +243,15 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
 
 /// Take an idle value for the calling thread into `out` (which is `None`):
 /// from its cache, refilled from the shards when empty. Leaves `out` `None`
-/// on a miss (counted).
+/// on a miss (counted). `key` finds the cache; `storage` is reached only
+/// when the thread has none.
 #[inline(always)]
-pub(crate) fn take_into<T: Send + 'static>(storage: &Arc<Storage<T>>, out: &mut Option<T>) {
-    let linked = table::with(&storage.key, |owner| {
+pub(crate) fn take_into<'a, T: Send + 'static>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
+    out: &mut Option<T>,
+) {
+    let linked = table::with(key, |owner| {
         let head = owner.head();
         match owner.fast(|stack| {
             let found = stack.pop_into(out);
@@ -257,7 +265,7 @@ pub(crate) fn take_into<T: Send + 'static>(storage: &Arc<Storage<T>>, out: &mut 
         }
     });
     if linked.is_none() {
-        *out = take_without_cache(storage);
+        *out = take_without_cache(storage());
     }
 }
 
@@ -298,7 +306,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
         let mut out = None;
-        take_into(storage, &mut out);
+        take_into(&storage.key, || storage, &mut out);
         return out;
     }
     storage.count(Event::Get, 1);
@@ -321,12 +329,13 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
 /// `bytes` big) in the calling thread's cache, spilling half of it to the
 /// shards when full; drop it if there is no room anywhere. Leaves `None`.
 #[inline(always)]
-pub(crate) fn give_from<T: Send + 'static>(
-    storage: &Arc<Storage<T>>,
+pub(crate) fn give_from<'a, T: Send + 'static>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
-    let linked = table::with(&storage.key, |owner| {
+    let linked = table::with(key, |owner| {
         let head = owner.head();
         let pushed = owner.fast(|stack| {
             let pushed = stack.push_from(slot, bytes);
@@ -348,7 +357,7 @@ pub(crate) fn give_from<T: Send + 'static>(
     if linked.is_none()
         && let Some(value) = slot.take()
     {
-        give_without_cache(storage, Entry { value, bytes });
+        give_without_cache(storage(), Entry { value, bytes });
     }
 }
 
@@ -417,7 +426,12 @@ fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, coun
 #[cold]
 fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
     if link(storage) {
-        return give_from(storage, &mut Some(entry.value), entry.bytes);
+        return give_from(
+            &storage.key,
+            || storage,
+            &mut Some(entry.value),
+            entry.bytes,
+        );
     }
     storage.count(Event::Put, 1);
     keep_in_shards(storage, entry, &storage.counters);

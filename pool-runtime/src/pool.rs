@@ -83,6 +83,9 @@ pub struct Pool<T: 'static> {
     // storage, one wins, and the other frees its copy: no thread ever blocks
     // behind another's initialisation, and the fast path is one acquire load.
     storage: OnceBox<Arc<Storage<T>>>,
+    /// A copy of the storage's key, beside the policy: the fast path finds
+    /// the thread's cache without reaching the storage first.
+    key: local::PoolKey<T>,
 }
 
 /// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
@@ -195,6 +198,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             policy: Policy::DEFAULT,
             name: Name::Type,
             storage: OnceBox::new(),
+            key: local::PoolKey::new(),
         }
     }
 
@@ -304,13 +308,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     fn init_storage(&self) -> &Arc<Storage<T>> {
-        self.storage.get_or_init(|| {
+        let storage = self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
             let storage = Arc::new(Storage::new(limits, self.name.render::<T>(), T::is_reset));
             registry::register(&storage);
             Box::new(storage)
-        })
+        });
+        // After the race: every thread that got here copies the winner's key.
+        self.key.set(&storage.key);
+        storage
     }
 
     /// Take a value: an idle one if there is one, else a new one.
@@ -358,7 +365,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        local::take_into(self.storage(), slot);
+        local::take_into(&self.key, || self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -411,7 +418,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.max_bytes {
             self.put_over(slot);
         } else {
-            local::give_from(self.storage(), slot, bytes);
+            local::give_from(&self.key, || self.storage(), slot, bytes);
         }
     }
 
@@ -447,7 +454,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > cap {
             self.put_over(slot);
         } else {
-            local::give_from(storage, slot, bytes);
+            local::give_from(&self.key, || storage, slot, bytes);
         }
     }
 
@@ -467,7 +474,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             core::mem::forget(on_panic);
             if bytes <= cap {
                 local::count(storage, Event::Shrunk);
-                local::give_from(storage, slot, bytes);
+                local::give_from(&self.key, || storage, slot, bytes);
                 return;
             }
         }

@@ -26,13 +26,68 @@ use super::owned::{Owner, Tenant};
 use crate::sync::{Arc, thread_local_const};
 use core::cell::{Cell, UnsafeCell};
 use core::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// A pool's place in every thread's table.
 pub(crate) struct Key<S, H> {
     index: usize,
     unique: u64,
     _types: PhantomData<fn() -> (S, H)>,
+}
+
+/// A copy of a [`Key`]'s numbers that a pool keeps among its own fields, so
+/// that a lookup reads them without first reaching the pool's storage (one
+/// pointer chase and a null check less per operation). It finds nothing
+/// until [`set`](KeyCopy::set) from the pool's key: [`NONE`] matches no
+/// entry. Only a `Key<S, H>` can set a `KeyCopy<S, H>`, so an entry it
+/// matches holds a `Tenant<S, H>`, as for the key itself. (`std` atomics
+/// even under loom: it must be `const`, and it is written once.)
+pub(crate) struct KeyCopy<S, H> {
+    index: AtomicUsize,
+    unique: AtomicU64,
+    _types: PhantomData<fn() -> (S, H)>,
+}
+
+/// The unique number no key has (they count up from 1) and no entry holds
+/// (an empty entry holds 0).
+const NONE: u64 = u64::MAX;
+
+impl<S, H> KeyCopy<S, H> {
+    pub(crate) const fn new() -> Self {
+        KeyCopy {
+            index: AtomicUsize::new(0),
+            unique: AtomicU64::new(NONE),
+            _types: PhantomData,
+        }
+    }
+
+    /// Copy `key`'s numbers (the same ones on every call for one pool).
+    pub(crate) fn set(&self, key: &Key<S, H>) {
+        self.index.store(key.index, Ordering::Relaxed);
+        // Release: whoever reads this unique number reads this index too.
+        self.unique.store(key.unique, Ordering::Release);
+    }
+}
+
+/// What a lookup needs: a key, or a pool's copy of one.
+pub(crate) trait Lookup<S, H> {
+    /// The table index and the unique number to match there.
+    fn numbers(&self) -> (usize, u64);
+}
+
+impl<S, H> Lookup<S, H> for Key<S, H> {
+    #[inline(always)]
+    fn numbers(&self) -> (usize, u64) {
+        (self.index, self.unique)
+    }
+}
+
+impl<S, H> Lookup<S, H> for KeyCopy<S, H> {
+    #[inline(always)]
+    fn numbers(&self) -> (usize, u64) {
+        let unique = self.unique.load(Ordering::Acquire);
+        (self.index.load(Ordering::Relaxed), unique)
+    }
 }
 
 /// Free table indexes, reused so that tables stay as short as the number of
@@ -199,13 +254,19 @@ fn current<R>(f: impl FnOnce(&Table) -> Option<R>) -> Option<R> {
 /// Run `f` with this thread's tenant for `key`. `None` if there is none
 /// (never linked, or the thread is exiting and its table is gone).
 #[inline(always)]
-pub(crate) fn with<S, H, R>(key: &Key<S, H>, f: impl FnOnce(Owner<'_, S, H>) -> R) -> Option<R> {
+pub(crate) fn with<S, H, R>(
+    key: &impl Lookup<S, H>,
+    f: impl FnOnce(Owner<'_, S, H>) -> R,
+) -> Option<R> {
     current(|table| {
-        let tenant = table.find(key.index, key.unique)?;
-        // SAFETY: the entry matched `key.unique`, so it was linked with a
-        // `Key<S, H>` and holds a `Tenant<S, H>` (module docs). Its `Arc`
+        let (index, unique) = key.numbers();
+        let tenant = table.find(index, unique)?;
+        // SAFETY: the entry matched the unique number of a `Key<S, H>` (a
+        // `KeyCopy<S, H>` holds one or matches nothing), so it was linked
+        // with that key and holds a `Tenant<S, H>` (module docs). Its `Arc`
         // stays in the table while `f` runs: `link` keeps the entries of
-        // live keys, and `key` is borrowed, so it is live (module docs).
+        // live keys, and the pool of `key` is borrowed, so its key is live
+        // (module docs).
         let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
         Some(f(Owner::new(tenant)))
     })
@@ -308,6 +369,23 @@ mod tests {
         assert!(link(&a, tenant));
         assert!(Arc::ptr_eq(&found(&a).unwrap(), &probe));
         assert!(found(&b).is_none());
+    }
+
+    /// A pool's copy of its key finds nothing until it is set (not even the
+    /// empty entries a table is padded with), then what the key finds.
+    #[test]
+    fn a_key_copy_finds_nothing_until_set_then_the_keys_tenant() {
+        let (filler, key) = (Key::new(), Key::new());
+        // Pad this thread's table past `key.index` with empty entries.
+        assert!(link(&filler, tenant().0));
+        let copy = KeyCopy::<(), TestHead>::new();
+        assert!(with(&copy, |_| ()).is_none());
+        let (linked, probe) = tenant();
+        assert!(link(&key, linked));
+        assert!(with(&copy, |_| ()).is_none(), "not set yet");
+        copy.set(&key);
+        let found = with(&copy, |owner| Arc::clone(&owner.head().0));
+        assert!(found.is_some_and(|p| Arc::ptr_eq(&p, &probe)));
     }
 
     #[test]

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""What `#[derive(Poolable)]` costs at compile time.
+
+Generates a crate with 300 structs of six fields each under target/derive_cost,
+once per variant (no derive; `serde::Serialize`; `poolable::Reset`;
+`Poolable` with the pools unused; `Poolable` with every pool used once), builds
+it in debug, then touches its source and times the rebuild of that one crate,
+`--runs` times. Prints the median rebuild time of each variant and its cost per
+struct over the no-derive baseline. Standard library only; needs `cargo` and
+the registry cache (serde).
+
+    python3 scripts/derive_cost.py [--structs 300] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "target" / "derive_cost"
+
+VARIANTS = {
+    "none": ("", "", False),
+    "serde::Serialize": ("#[derive(serde::Serialize)]", 'serde = { version = "1", features = ["derive"] }', False),
+    "poolable::Reset": ("#[derive(poolable::Reset)]", "", False),
+    "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", False),
+    "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", True),
+}
+
+
+def source(derive: str, used: bool, structs: int) -> str:
+    out = ["#![allow(dead_code)]", "use poolable::Poolable as _;" if used else ""]
+    for i in range(structs):
+        out.append(
+            f"{derive}\n#[derive(Default)]\npub struct S{i} {{\n"
+            "    pub id: u64,\n    pub name: String,\n    pub tags: Vec<String>,\n"
+            "    pub body: Vec<u8>,\n    pub flag: bool,\n    pub score: Option<u32>,\n}\n"
+        )
+    if used:
+        out.append("pub fn touch_all() {")
+        out += [f"    drop(S{i}::pool().get());" for i in range(structs)]
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def crate(name: str, derive: str, extra_dep: str, used: bool, structs: int) -> Path:
+    path = WORK / name
+    (path / "src").mkdir(parents=True, exist_ok=True)
+    (path / "Cargo.toml").write_text(
+        f'[package]\nname = "{name}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
+        f'[dependencies]\npoolable = {{ path = "{ROOT}" }}\n{extra_dep}\n\n[workspace]\n'
+    )
+    (path / "src" / "lib.rs").write_text(source(derive, used, structs))
+    return path
+
+
+def rebuild_seconds(path: Path, runs: int) -> float:
+    target = WORK / "target"
+    build = ["cargo", "build", "--quiet", "--target-dir", str(target)]
+    subprocess.run(build, cwd=path, check=True)
+    times = []
+    for _ in range(runs):
+        (path / "src" / "lib.rs").touch()
+        start = time.perf_counter()
+        subprocess.run(build, cwd=path, check=True)
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--structs", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    results = {}
+    for i, (variant, (derive, dep, used)) in enumerate(VARIANTS.items()):
+        path = crate(f"derive_cost_{i}", derive, dep, used, args.structs)
+        results[variant] = rebuild_seconds(path, args.runs)
+    base = results["none"]
+    print(f"| derive on {args.structs} structs (six fields each) | rebuild (debug, median of {args.runs}) | per struct over none |")
+    print("|---|---|---|")
+    for variant, seconds in results.items():
+        per = (seconds - base) / args.structs * 1000
+        print(f"| {variant} | {seconds:.2f} s | {per:.2f} ms |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
