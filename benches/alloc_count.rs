@@ -404,7 +404,8 @@ fn main() {
     );
     let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        // The workspace's target directory: this package is `benches/`.
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
         .join("criterion");
     std::fs::create_dir_all(&dir).expect("create target/criterion");
     let path = dir.join("alloc_count.json");
