@@ -111,6 +111,7 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
         quote_spanned!(ty.span()=> <#ty as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
     });
     quote! {
+        #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
             let total = <Self as #krate::Reset>::heap_bytes(self);
             if total <= max_bytes {
