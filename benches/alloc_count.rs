@@ -139,37 +139,55 @@ struct Memory {
     hit_rate: Option<f64>,
 }
 
+/// Run `f` on a fresh thread, so that thread-local pools start empty.
+fn on_fresh_thread(f: impl FnOnce() -> Memory + Send) -> Memory {
+    std::thread::scope(|s| s.spawn(f).join().expect("memory thread panicked"))
+}
+
+/// Serve `OPS` requests with `requests` and measure them: allocations per
+/// request, then `stats` (the pool's counters, for poolable's contenders),
+/// then the peak and retained live heap above the level before.
+fn measure(
+    cap: &'static str,
+    kind: &'static str,
+    requests: impl FnOnce(),
+    stats: impl FnOnce() -> Option<Stats>,
+) -> Memory {
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let allocs = ALLOCS.load(Relaxed);
+    requests();
+    let allocs_per_op = (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64;
+    let stats = stats();
+    Memory {
+        cap,
+        kind,
+        allocs_per_op,
+        peak: PEAK.load(Relaxed).saturating_sub(base),
+        retained: LIVE.load(Relaxed).saturating_sub(base),
+        poolable_retained_bytes: stats.map(|s| s.retained_bytes),
+        hit_rate: stats.map(|s| s.hit_rate()),
+    }
+}
+
 fn memory(cap: &'static str, kind: Kind) -> Memory {
     let (pool, limit) = if cap == "cap off" {
         (&MIXED_UNCAPPED, NO_CAP)
     } else {
         (&MIXED_CAPPED, CAP)
     };
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            // The pools' own structures are not counted: only what they
-            // allocate while serving requests and keep afterwards.
-            let c = Contenders::new(pool, Vec::new, limit);
-            let base = LIVE.load(Relaxed);
-            PEAK.store(base, Relaxed);
-            let allocs = ALLOCS.load(Relaxed);
-            c.run(kind, OPS, work::mixed);
-            let allocs_per_op = (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64;
-            let stats = (kind == Kind::Poolable).then(|| pool.stats());
-            let m = Memory {
-                cap,
-                kind: kind.id(),
-                allocs_per_op,
-                peak: PEAK.load(Relaxed).saturating_sub(base),
-                retained: LIVE.load(Relaxed).saturating_sub(base),
-                poolable_retained_bytes: stats.map(|s| s.retained_bytes),
-                hit_rate: stats.map(|s| s.hit_rate()),
-            };
-            drop(c);
-            m
-        })
-        .join()
-        .expect("memory thread panicked")
+    on_fresh_thread(|| {
+        // The pools' own structures are not counted: only what they
+        // allocate while serving requests and keep afterwards.
+        let c = Contenders::new(pool, Vec::new, limit);
+        let m = measure(
+            cap,
+            kind.id(),
+            || c.run(kind, OPS, work::mixed),
+            || (kind == Kind::Poolable).then(|| pool.stats()),
+        );
+        drop(c);
+        m
     })
 }
 
@@ -179,27 +197,9 @@ static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(work::BIG_LE
 
 /// `memory` for the adaptive cap (`max_bytes_auto` under a 1 MiB ceiling).
 fn auto_cap_memory() -> Memory {
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let base = LIVE.load(Relaxed);
-            PEAK.store(base, Relaxed);
-            let allocs = ALLOCS.load(Relaxed);
-            for i in 0..OPS {
-                work::mixed(&mut AUTO.get(), i);
-            }
-            let stats = AUTO.stats();
-            Memory {
-                cap: "auto (≤ 1 MiB)",
-                kind: "auto-cap",
-                allocs_per_op: (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64,
-                peak: PEAK.load(Relaxed).saturating_sub(base),
-                retained: LIVE.load(Relaxed).saturating_sub(base),
-                poolable_retained_bytes: Some(stats.retained_bytes),
-                hit_rate: Some(stats.hit_rate()),
-            }
-        })
-        .join()
-        .expect("memory thread panicked")
+    let requests = || (0..OPS).for_each(|i| work::mixed(&mut AUTO.get(), i));
+    measure("auto (≤ 1 MiB)", "auto-cap", requests, || {
+        Some(AUTO.stats())
     })
 }
 
@@ -211,28 +211,8 @@ fn buffer_pool_memory(cap: &'static str) -> Memory {
     } else {
         &CLASSES_CAPPED
     };
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            let base = LIVE.load(Relaxed);
-            PEAK.store(base, Relaxed);
-            let allocs = ALLOCS.load(Relaxed);
-            for i in 0..OPS {
-                work::mixed(&mut bufs.get(work::mixed_len(i)), i);
-            }
-            let stats: Stats = bufs.stats();
-            Memory {
-                cap,
-                kind: "buffer-pool",
-                allocs_per_op: (ALLOCS.load(Relaxed) - allocs) as f64 / OPS as f64,
-                peak: PEAK.load(Relaxed).saturating_sub(base),
-                retained: LIVE.load(Relaxed).saturating_sub(base),
-                poolable_retained_bytes: Some(stats.retained_bytes),
-                hit_rate: Some(stats.hit_rate()),
-            }
-        })
-        .join()
-        .expect("memory thread panicked")
-    })
+    let requests = || (0..OPS).for_each(|i| work::mixed(&mut bufs.get(work::mixed_len(i)), i));
+    on_fresh_thread(|| measure(cap, "buffer-pool", requests, || Some(bufs.stats())))
 }
 
 fn main() {
