@@ -339,51 +339,36 @@ impl Reset for String {
     }
 }
 
-impl<T> Reset for Vec<T> {
-    #[inline]
-    fn reset(&mut self) {
-        self.clear();
-    }
-    fn is_reset(&self) -> bool {
-        self.is_empty()
-    }
-    #[inline]
-    fn heap_bytes(&self) -> usize {
-        self.capacity().saturating_mul(size_of::<T>())
-    }
-    fn used_bytes(&self) -> usize {
-        self.len().saturating_mul(size_of::<T>())
-    }
-    fn shrink_heap(&mut self, max_bytes: usize) {
-        shrink_items(self, size_of::<T>(), max_bytes);
-    }
-    fn reserve_heap(&mut self, bytes: usize) {
-        // `try_`: a size the allocator refuses leaves the value as it is.
-        let _ = self.try_reserve(bytes / size_of::<T>().max(1));
-    }
+// `Vec` and `VecDeque`: the same rules, through their same-named methods.
+macro_rules! reset_sequence {
+    ($($ty:ident),*) => {
+        $(impl<T> Reset for $ty<T> {
+            #[inline]
+            fn reset(&mut self) {
+                self.clear();
+            }
+            fn is_reset(&self) -> bool {
+                self.is_empty()
+            }
+            #[inline]
+            fn heap_bytes(&self) -> usize {
+                self.capacity().saturating_mul(size_of::<T>())
+            }
+            fn used_bytes(&self) -> usize {
+                self.len().saturating_mul(size_of::<T>())
+            }
+            fn shrink_heap(&mut self, max_bytes: usize) {
+                shrink_items(self, size_of::<T>(), max_bytes);
+            }
+            fn reserve_heap(&mut self, bytes: usize) {
+                // `try_`: a size the allocator refuses leaves the value as it is.
+                let _ = self.try_reserve(bytes / size_of::<T>().max(1));
+            }
+        })*
+    };
 }
 
-impl<T> Reset for VecDeque<T> {
-    fn reset(&mut self) {
-        self.clear();
-    }
-    fn is_reset(&self) -> bool {
-        self.is_empty()
-    }
-    fn heap_bytes(&self) -> usize {
-        self.capacity().saturating_mul(size_of::<T>())
-    }
-    fn used_bytes(&self) -> usize {
-        self.len().saturating_mul(size_of::<T>())
-    }
-    fn shrink_heap(&mut self, max_bytes: usize) {
-        shrink_items(self, size_of::<T>(), max_bytes);
-    }
-    fn reserve_heap(&mut self, bytes: usize) {
-        // `try_`: a size the allocator refuses leaves the value as it is.
-        let _ = self.try_reserve(bytes / size_of::<T>().max(1));
-    }
-}
+reset_sequence!(Vec, VecDeque);
 
 impl<T> Reset for BinaryHeap<T> {
     fn reset(&mut self) {
