@@ -92,18 +92,17 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 /// assert_eq!(BUFS.stats().retained, 0);
 /// ```
 pub fn trim_all() {
-    for pool in live() {
-        pool.step(Steps::TRIM);
-    }
-    enforce_budget();
+    step_all(Steps::TRIM);
 }
 
-/// Medium memory pressure (the trimmer's [`MemoryPressure::Medium`](crate::trimmer::MemoryPressure)):
-/// every pool's shared tier lets go of all its idle values, and thread
-/// caches take one decay step, as in a trim.
-pub(crate) fn trim_all_shared() {
+/// Decay steps on every pool, then the retained budget: a trim, a clear,
+/// or medium memory pressure (the trimmer's
+/// [`MemoryPressure::Medium`](crate::trimmer::MemoryPressure): every
+/// pool's shared tier lets go of all its idle values, thread caches take
+/// one step).
+pub(crate) fn step_all(steps: Steps) {
     for pool in live() {
-        pool.step(Steps::SHARED);
+        pool.step(steps);
     }
     enforce_budget();
 }
@@ -141,9 +140,7 @@ pub(crate) fn enforce_budget() {
 /// assert_eq!(BUFS.stats().retained, 0);
 /// ```
 pub fn clear_all() {
-    for pool in live() {
-        pool.step(Steps::CLEAR);
-    }
+    step_all(Steps::CLEAR);
 }
 
 /// Every pool of the process that has been used and is still alive, in the

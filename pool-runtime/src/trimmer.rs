@@ -160,7 +160,9 @@ impl Builder {
                             .map_or(MemoryPressure::Low, |level| level())
                         {
                             MemoryPressure::Low => crate::trim_all(),
-                            MemoryPressure::Medium => crate::registry::trim_all_shared(),
+                            MemoryPressure::Medium => {
+                                crate::registry::step_all(crate::decay::Steps::SHARED)
+                            }
                             MemoryPressure::High => crate::clear_all(),
                         }
                     }));
