@@ -4,7 +4,7 @@
 //! holds the trimmer at its second tick while the test looks.
 
 use poolable::trimmer::MemoryPressure;
-use poolable::{LOCAL_CACHE_SIZE, Pool};
+use poolable::{LOCAL_CACHE_SIZE, Pool, Stats};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -48,28 +48,34 @@ fn after_one_tick(
     (trimmer, release)
 }
 
+/// Three idle values, then one tick at `pressure` (through the `bool` form
+/// of the check when `as_bool`): the pool's stats.
+fn three_idle_after_one_tick(pressure: MemoryPressure, as_bool: bool) -> Stats {
+    let pool = Pool::<Vec<u8>>::new();
+    drop((pool.get(), pool.get(), pool.get()));
+    let (trimmer, release) = after_one_tick(pressure, as_bool);
+    let stats = pool.stats();
+    drop(release);
+    trimmer.stop();
+    stats
+}
+
 #[test]
 fn under_pressure_one_tick_drops_everything_idle() {
     let _alone = alone();
-    let pool = Pool::<Vec<u8>>::new();
-    drop((pool.get(), pool.get(), pool.get()));
-    let (trimmer, release) = after_one_tick(MemoryPressure::High, true);
-    let stats = pool.stats();
-    assert_eq!((stats.retained, stats.dropped_idle), (0, 3), "{stats}");
-    drop(release);
-    trimmer.stop();
+    for as_bool in [true, false] {
+        let stats = three_idle_after_one_tick(MemoryPressure::High, as_bool);
+        assert_eq!((stats.retained, stats.dropped_idle), (0, 3), "{stats}");
+    }
 }
 
 #[test]
 fn without_pressure_one_tick_only_ages() {
     let _alone = alone();
-    let pool = Pool::<Vec<u8>>::new();
-    drop((pool.get(), pool.get(), pool.get()));
-    let (trimmer, release) = after_one_tick(MemoryPressure::Low, true);
-    let stats = pool.stats();
-    assert_eq!((stats.retained, stats.dropped_idle), (3, 0), "{stats}");
-    drop(release);
-    trimmer.stop();
+    for as_bool in [true, false] {
+        let stats = three_idle_after_one_tick(MemoryPressure::Low, as_bool);
+        assert_eq!((stats.retained, stats.dropped_idle), (3, 0), "{stats}");
+    }
 }
 
 #[test]
@@ -95,17 +101,4 @@ fn under_medium_pressure_one_tick_empties_the_shards_and_ages_the_caches() {
     assert_eq!(pool.stats().retained, 0);
     drop(release);
     trimmer.stop();
-}
-
-#[test]
-fn the_level_check_at_high_and_low() {
-    let _alone = alone();
-    for (level, retained) in [(MemoryPressure::High, 0), (MemoryPressure::Low, 2)] {
-        let pool = Pool::<Vec<u8>>::new();
-        drop((pool.get(), pool.get()));
-        let (trimmer, release) = after_one_tick(level, false);
-        assert_eq!(pool.stats().retained, retained, "{level:?}");
-        drop(release);
-        trimmer.stop();
-    }
 }
