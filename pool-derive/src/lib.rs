@@ -11,6 +11,8 @@ mod ast;
 mod attr;
 mod ctxt;
 mod expand;
+#[cfg(test)]
+mod expandtest;
 mod fallback;
 
 use ast::Derive;
@@ -43,9 +45,7 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(Poolable, attributes(poolable))]
 pub fn derive_poolable(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, Derive::Poolable)
-        .unwrap_or_else(|error| fallback::expand(&input, Derive::Poolable, error))
-        .into()
+    expand(&input, Derive::Poolable).into()
 }
 
 /// Derive `Reset` only: the field-wise reset, for types that are reset as
@@ -72,7 +72,10 @@ pub fn derive_poolable(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Reset, attributes(poolable))]
 pub fn derive_reset(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, Derive::Reset)
-        .unwrap_or_else(|error| fallback::expand(&input, Derive::Reset, error))
-        .into()
+    expand(&input, Derive::Reset).into()
+}
+
+/// The derive's output: the impls, or the errors and the fallback impls.
+fn expand(input: &DeriveInput, derive: Derive) -> proc_macro2::TokenStream {
+    expand::derive(input, derive).unwrap_or_else(|error| fallback::expand(input, derive, error))
 }

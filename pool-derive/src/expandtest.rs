@@ -1,0 +1,92 @@
+//! Expansion snapshots, after pin-project's `tests/expandtest.rs`: each file
+//! in `tests/expand/` is a set of inputs to the derives, and the file beside
+//! it, `*.expanded.rs`, holds what the derives emit for them, pretty-printed.
+//! A change to the generated code shows up as a diff of those files.
+//!
+//! `cargo test -p pool-derive` checks the snapshots; with
+//! `EXPAND=overwrite` it rewrites them. This runs the derive's own functions
+//! on `proc_macro2` tokens (no `cargo expand`, no nightly), so it shows the
+//! derive's output exactly, before the compiler resolves any of it.
+
+use crate::ast::Derive;
+use std::fs;
+use std::path::{Path, PathBuf};
+use syn::{Attribute, DeriveInput, Item};
+
+/// The derives an item asks for in its `#[derive(...)]` attributes.
+fn derives(attrs: &[Attribute]) -> Vec<Derive> {
+    let mut found = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        attr.parse_nested_meta(|meta| {
+            // `Poolable` or `poolable::Poolable`: the last segment decides.
+            match meta.path.segments.last() {
+                Some(last) if last.ident == "Poolable" => found.push(Derive::Poolable),
+                Some(last) if last.ident == "Reset" => found.push(Derive::Reset),
+                _ => {}
+            }
+            Ok(())
+        })
+        .expect("a readable #[derive(...)]");
+    }
+    found
+}
+
+/// The input file with each derived struct followed by what the derive
+/// emits for it (the error and the fallback impls, for a bad input).
+fn expand_file(source: &str) -> String {
+    let mut file = syn::parse_file(source).expect("an expand input parses as Rust");
+    let mut items = Vec::new();
+    for item in std::mem::take(&mut file.items) {
+        let expansions = match &item {
+            Item::Struct(item) => {
+                let input: DeriveInput = item.clone().into();
+                derives(&input.attrs)
+                    .into_iter()
+                    .map(|derive| crate::expand(&input, derive))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        items.push(item);
+        for tokens in expansions {
+            let expanded: syn::File =
+                syn::parse2(tokens).expect("the derive's output parses as items");
+            items.extend(expanded.items);
+        }
+    }
+    file.items = items;
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn expansions_match_their_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let overwrite = std::env::var_os("EXPAND").is_some_and(|v| v == "overwrite");
+    let mut inputs: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("tests/expand exists")
+        .map(|entry| entry.expect("a readable directory entry").path())
+        .filter(|path| {
+            path.extension().is_some_and(|e| e == "rs")
+                && !path.to_string_lossy().ends_with(".expanded.rs")
+        })
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty(), "no inputs in {}", dir.display());
+
+    let mut stale = Vec::new();
+    for input in inputs {
+        let source = fs::read_to_string(&input).expect("a readable input");
+        let actual = expand_file(&source);
+        let snapshot = input.with_extension("expanded.rs");
+        if overwrite {
+            fs::write(&snapshot, &actual).expect("a writable snapshot");
+        } else if fs::read_to_string(&snapshot).ok().as_deref() != Some(actual.as_str()) {
+            stale.push(snapshot.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the derive's output changed; review it with `EXPAND=overwrite cargo test -p pool-derive` \
+         and `git diff`: {stale:#?}"
+    );
+}

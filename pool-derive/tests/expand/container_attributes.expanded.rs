@@ -1,0 +1,181 @@
+//! Each container attribute.
+use poolable::Poolable;
+#[derive(Poolable)]
+#[poolable(
+    new = Upload::with_capacity,
+    max_retained = 64,
+    max_bytes = 1<<20,
+    oversize = "shrink",
+    name = "uploads"
+)]
+pub struct Upload {
+    pub data: Vec<u8>,
+}
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_qualifications)]
+const _: () = {
+    #[automatically_derived]
+    impl ::poolable::Reset for Upload {
+        #[inline]
+        fn reset(&mut self) {
+            <Vec<u8> as ::poolable::Reset>::reset(&mut self.data);
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            0usize.saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.data))
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true && <Vec<u8> as ::poolable::Reset>::is_reset(&self.data)
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            0usize.saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.data))
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = ::poolable::__private::shrink_level(
+                total,
+                &[<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.data)],
+                max_bytes,
+            );
+            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.data, level);
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Upload {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            static POOL: ::poolable::Pool<Upload> = ::poolable::Pool::<
+                Upload,
+            >::with_new(Upload::with_capacity)
+                .max_retained(64)
+                .max_bytes(1 << 20)
+                .oversize(::poolable::Oversize::Shrink)
+                .name("uploads");
+            &POOL
+        }
+    }
+};
+#[derive(Poolable, Default)]
+#[poolable(max_bytes = "auto", max_bytes = 4<<20)]
+pub struct Body {
+    pub chunks: Vec<Vec<u8>>,
+}
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_qualifications)]
+const _: () = {
+    #[automatically_derived]
+    impl ::poolable::Reset for Body {
+        #[inline]
+        fn reset(&mut self) {
+            <Vec<Vec<u8>> as ::poolable::Reset>::reset(&mut self.chunks);
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            0usize
+                .saturating_add(
+                    <Vec<Vec<u8>> as ::poolable::Reset>::heap_bytes(&self.chunks),
+                )
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true && <Vec<Vec<u8>> as ::poolable::Reset>::is_reset(&self.chunks)
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            0usize
+                .saturating_add(
+                    <Vec<Vec<u8>> as ::poolable::Reset>::used_bytes(&self.chunks),
+                )
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = ::poolable::__private::shrink_level(
+                total,
+                &[<Vec<Vec<u8>> as ::poolable::Reset>::heap_bytes(&self.chunks)],
+                max_bytes,
+            );
+            <Vec<Vec<u8>> as ::poolable::Reset>::shrink_heap(&mut self.chunks, level);
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Body {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            static POOL: ::poolable::Pool<Body> = ::poolable::Pool::<
+                Body,
+            >::with_new(<Body as ::poolable::__private::NewByDefault>::new_by_default)
+                .max_bytes_auto()
+                .max_bytes(4 << 20);
+            &POOL
+        }
+    }
+};
+#[derive(Poolable, Default)]
+#[poolable(crate = "my_crate::poolable")]
+pub struct Renamed {
+    pub buf: String,
+}
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_qualifications)]
+const _: () = {
+    #[automatically_derived]
+    impl my_crate::poolable::Reset for Renamed {
+        #[inline]
+        fn reset(&mut self) {
+            <String as my_crate::poolable::Reset>::reset(&mut self.buf);
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            0usize
+                .saturating_add(
+                    <String as my_crate::poolable::Reset>::heap_bytes(&self.buf),
+                )
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true && <String as my_crate::poolable::Reset>::is_reset(&self.buf)
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            0usize
+                .saturating_add(
+                    <String as my_crate::poolable::Reset>::used_bytes(&self.buf),
+                )
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as my_crate::poolable::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = my_crate::poolable::__private::shrink_level(
+                total,
+                &[<String as my_crate::poolable::Reset>::heap_bytes(&self.buf)],
+                max_bytes,
+            );
+            <String as my_crate::poolable::Reset>::shrink_heap(&mut self.buf, level);
+        }
+    }
+    #[automatically_derived]
+    impl my_crate::poolable::Poolable for Renamed {
+        #[inline]
+        fn pool() -> &'static my_crate::poolable::Pool<Self> {
+            static POOL: my_crate::poolable::Pool<Renamed> = my_crate::poolable::Pool::<
+                Renamed,
+            >::with_new(
+                <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
+            );
+            &POOL
+        }
+    }
+};

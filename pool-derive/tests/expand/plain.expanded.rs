@@ -1,0 +1,133 @@
+//! A plain struct: each field reset by its type's `Reset` impl.
+use poolable::Poolable;
+#[derive(Poolable, Default)]
+pub struct Request {
+    pub id: u64,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+}
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_qualifications)]
+const _: () = {
+    #[automatically_derived]
+    impl ::poolable::Reset for Request {
+        #[inline]
+        fn reset(&mut self) {
+            <u64 as ::poolable::Reset>::reset(&mut self.id);
+            <String as ::poolable::Reset>::reset(&mut self.path);
+            <Vec<(String, String)> as ::poolable::Reset>::reset(&mut self.headers);
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            0usize
+                .saturating_add(<u64 as ::poolable::Reset>::heap_bytes(&self.id))
+                .saturating_add(<String as ::poolable::Reset>::heap_bytes(&self.path))
+                .saturating_add(
+                    <Vec<
+                        (String, String),
+                    > as ::poolable::Reset>::heap_bytes(&self.headers),
+                )
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true && <u64 as ::poolable::Reset>::is_reset(&self.id)
+                && <String as ::poolable::Reset>::is_reset(&self.path)
+                && <Vec<(String, String)> as ::poolable::Reset>::is_reset(&self.headers)
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            0usize
+                .saturating_add(<u64 as ::poolable::Reset>::used_bytes(&self.id))
+                .saturating_add(<String as ::poolable::Reset>::used_bytes(&self.path))
+                .saturating_add(
+                    <Vec<
+                        (String, String),
+                    > as ::poolable::Reset>::used_bytes(&self.headers),
+                )
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = ::poolable::__private::shrink_level(
+                total,
+                &[
+                    <u64 as ::poolable::Reset>::heap_bytes(&self.id),
+                    <String as ::poolable::Reset>::heap_bytes(&self.path),
+                    <Vec<
+                        (String, String),
+                    > as ::poolable::Reset>::heap_bytes(&self.headers),
+                ],
+                max_bytes,
+            );
+            <u64 as ::poolable::Reset>::shrink_heap(&mut self.id, level);
+            <String as ::poolable::Reset>::shrink_heap(&mut self.path, level);
+            <Vec<
+                (String, String),
+            > as ::poolable::Reset>::shrink_heap(&mut self.headers, level);
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Request {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            static POOL: ::poolable::Pool<Request> = ::poolable::Pool::<
+                Request,
+            >::with_new(
+                <Request as ::poolable::__private::NewByDefault>::new_by_default,
+            );
+            &POOL
+        }
+    }
+};
+/// A tuple struct, reset only (no pool).
+#[derive(poolable::Reset, Default)]
+pub struct Pair(Vec<u8>, Option<u32>);
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_qualifications)]
+const _: () = {
+    #[automatically_derived]
+    impl ::poolable::Reset for Pair {
+        #[inline]
+        fn reset(&mut self) {
+            <Vec<u8> as ::poolable::Reset>::reset(&mut self.0);
+            <Option<u32> as ::poolable::Reset>::reset(&mut self.1);
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            0usize
+                .saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.0))
+                .saturating_add(<Option<u32> as ::poolable::Reset>::heap_bytes(&self.1))
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            true && <Vec<u8> as ::poolable::Reset>::is_reset(&self.0)
+                && <Option<u32> as ::poolable::Reset>::is_reset(&self.1)
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            0usize
+                .saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.0))
+                .saturating_add(<Option<u32> as ::poolable::Reset>::used_bytes(&self.1))
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if total <= max_bytes {
+                return;
+            }
+            let level = ::poolable::__private::shrink_level(
+                total,
+                &[
+                    <Vec<u8> as ::poolable::Reset>::heap_bytes(&self.0),
+                    <Option<u32> as ::poolable::Reset>::heap_bytes(&self.1),
+                ],
+                max_bytes,
+            );
+            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.0, level);
+            <Option<u32> as ::poolable::Reset>::shrink_heap(&mut self.1, level);
+        }
+    }
+};
