@@ -1,8 +1,11 @@
-//! The small IR the derive works on: a struct, its fields, and what the
-//! `#[poolable(...)]` attributes asked for, already validated.
+//! The IR the derive works on, built from syn's `DeriveInput`: the struct,
+//! its fields as members with types, and their attributes read by `attr`.
+//! Nothing is judged here; `valid` does that.
 
-use proc_macro2::Span;
-use syn::{Expr, ExprPath, Generics, Ident, LitStr, Member, Path, Type, WherePredicate};
+use crate::attr;
+use crate::ctxt::Errors;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type};
 
 /// Which derive is running.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -25,68 +28,65 @@ impl Derive {
 pub struct Container<'a> {
     pub ident: &'a Ident,
     pub generics: &'a Generics,
-    pub attrs: ContainerAttrs,
+    pub attrs: attr::Container,
+    pub shape: Shape<'a>,
+    /// The fields of a struct; none for an enum or a union.
     pub fields: Vec<Field<'a>>,
 }
 
-#[derive(Default)]
-pub struct ContainerAttrs {
-    /// `new = path`: the constructor used on a miss.
-    pub new: Option<ExprPath>,
-    /// `max_retained = N`.
-    pub max_retained: Option<Expr>,
-    /// `max_bytes = N`.
-    pub max_bytes: Option<Expr>,
-    /// `max_bytes = "auto"`: the cap adapts, under `max_bytes` if also given.
-    pub max_bytes_auto: bool,
-    /// `oversize = "shrink"` (or `"drop"`): the `Oversize` variant to use.
-    pub oversize: Option<Ident>,
-    /// `name = "..."`: the pool's name in `pools()`.
-    pub name: Option<LitStr>,
-    /// `crate = "path"`: where the runtime is, instead of `::poolable`.
-    pub krate: Option<Path>,
-    /// `bound = "..."`: replaces the inferred where-clause predicates.
-    pub bound: Option<Vec<WherePredicate>>,
+/// What kind of item the derive is on; only a struct is accepted (`valid`).
+pub enum Shape<'a> {
+    Struct,
+    Enum(&'a Token![enum]),
+    Union(&'a Token![union]),
 }
 
 pub struct Field<'a> {
     pub member: Member,
     pub ty: &'a Type,
-    pub attrs: FieldAttrs,
+    pub attrs: attr::Field,
+    pub original: &'a syn::Field,
 }
 
-/// How a field is brought back to its fresh state.
-pub enum Rule {
-    /// `<Ty as Reset>::reset` (no attribute).
-    Reset,
-    /// `skip`: left as it is.
-    Skip,
-    /// `default`: assigned `Default::default()`.
-    Default,
-    /// `with = path`: `path(&mut field)`, where `path` is a `fn(&mut FieldType)`.
-    With(ExprPath),
+impl<'a> Container<'a> {
+    pub fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Container<'a> {
+        let attrs = attr::Container::from_attrs(&input.attrs, errors);
+        let (shape, fields) = match &input.data {
+            Data::Struct(data) => (
+                Shape::Struct,
+                data.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(index, field)| Field::from_syn(index, field, errors))
+                    .collect(),
+            ),
+            Data::Enum(data) => (Shape::Enum(&data.enum_token), Vec::new()),
+            Data::Union(data) => (Shape::Union(&data.union_token), Vec::new()),
+        };
+        Container {
+            ident: &input.ident,
+            generics: &input.generics,
+            attrs,
+            shape,
+            fields,
+        }
+    }
 }
 
-pub struct FieldAttrs {
-    pub rule: Rule,
-    /// `max_capacity = N` (and the key's span): shrink to N elements after the reset.
-    pub max_capacity: Option<(Expr, Span)>,
-    /// `zeroize`: wipe the whole allocation before the reset.
-    pub zeroize: Option<Span>,
-    /// `heap_bytes = path`: how to measure the field, `fn(&Ty) -> usize`.
-    pub heap_bytes: Option<ExprPath>,
-    /// `check = path`: whether the field is reset, `fn(&Ty) -> bool`.
-    pub check: Option<ExprPath>,
-}
-
-impl Default for FieldAttrs {
-    fn default() -> Self {
-        FieldAttrs {
-            rule: Rule::Reset,
-            max_capacity: None,
-            zeroize: None,
-            heap_bytes: None,
-            check: None,
+impl<'a> Field<'a> {
+    fn from_syn(index: usize, field: &'a syn::Field, errors: &mut Errors) -> Field<'a> {
+        let member = match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(syn::Index {
+                index: index as u32,
+                span: field.ty.span(),
+            }),
+        };
+        Field {
+            member,
+            ty: &field.ty,
+            attrs: attr::Field::from_attrs(&field.attrs, errors),
+            original: field,
         }
     }
 }

@@ -1,385 +1,301 @@
-//! `#[poolable(...)]` attributes -> the IR in `ast`, with every misuse
-//! reported as a spanned error.
+//! The `#[poolable(...)]` attributes of the struct and of each field, read
+//! into typed values. Each key is recognised through its `Symbol`, and each
+//! is set through an [`Attr`], which reports a second occurrence at both.
+//! What the keys mean together is checked later, in `valid`.
 
-use crate::ast::{Container, ContainerAttrs, Derive, Field, FieldAttrs, Rule};
 use crate::ctxt::Errors;
+use crate::symbol::*;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{
-    Attribute, Data, DeriveInput, Expr, ExprLit, ExprPath, Fields, Lit, LitStr, Member, Token,
-};
+use syn::{Attribute, Expr, ExprLit, ExprPath, Ident, Lit, LitStr, Path, Token, WherePredicate};
 
-const CONTAINER_KEYS: &[&str] = &[
-    "new",
-    "max_retained",
-    "max_bytes",
-    "oversize",
-    "name",
-    "crate",
-    "bound",
-];
-const FIELD_KEYS: &[&str] = &[
-    "skip",
-    "default",
-    "with",
-    "max_capacity",
-    "zeroize",
-    "heap_bytes",
-    "check",
-];
+/// One key's value, with the span of the key that set it.
+pub struct Attr<T> {
+    name: &'static str,
+    value: Option<(Span, T)>,
+}
 
-/// Read the input into the IR, or report every mistake in it.
-pub fn container<'a>(input: &'a DeriveInput, derive: Derive) -> syn::Result<Container<'a>> {
-    let mut errors = Errors::default();
-    let attrs = container_attrs(&input.attrs, derive, &mut errors);
-
-    let fields = match &input.data {
-        Data::Struct(data) => fields(&data.fields, &mut errors),
-        Data::Enum(data) => {
-            errors.spanned(
-                data.enum_token,
-                format!(
-                    "`#[derive({})]` does not support enums: which variant a reset should produce is ambiguous; \
-                     wrap the enum in a struct field marked `#[poolable(default)]` or `#[poolable(with = path)]`, \
-                     or implement `Reset` by hand",
-                    derive.name()
-                ),
-            );
-            Vec::new()
-        }
-        Data::Union(data) => {
-            errors.spanned(
-                data.union_token,
-                format!(
-                    "`#[derive({})]` does not support unions: it cannot know which field is live; implement `Reset` by hand",
-                    derive.name()
-                ),
-            );
-            Vec::new()
-        }
-    };
-
-    if derive == Derive::Poolable
-        && let Some(lifetime) = input.generics.lifetimes().next()
-    {
-        errors.spanned(
-            lifetime,
-            "`#[derive(Poolable)]` needs a `'static` type, because its pool is a `static`; \
-             use `#[derive(Reset)]` for a type that borrows",
-        );
+impl<T> Attr<T> {
+    fn none(name: &'static str) -> Self {
+        Attr { name, value: None }
     }
 
-    errors.finish()?;
-    Ok(Container {
-        ident: &input.ident,
-        generics: &input.generics,
-        attrs,
-        fields,
-    })
-}
-
-fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
-    fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| {
-            if let Some((eq, value)) = &field.default {
-                let mut tokens = eq.to_token_stream();
-                value.to_tokens(&mut tokens);
-                errors.spanned(
-                    tokens,
-                    "field default values are not used as the reset value; remove `= ...` and use \
-                     `#[poolable(default)]` (with a `Default` impl) or `#[poolable(with = path)]`",
-                );
+    /// Store `value`, or report the key as a duplicate: at `key`, and at the
+    /// occurrence that set it first.
+    fn set(&mut self, errors: &mut Errors, key: &Path, value: T) {
+        let name = self.name;
+        match &self.value {
+            Some((first, _)) => {
+                let mut error =
+                    syn::Error::new_spanned(key, format!("duplicate `{name}` attribute"));
+                error.combine(syn::Error::new(
+                    *first,
+                    format!("`{name}` is first set here"),
+                ));
+                errors.push(error);
             }
-            let member = match &field.ident {
-                Some(ident) => Member::Named(ident.clone()),
-                None => Member::Unnamed(syn::Index {
-                    index: index as u32,
-                    span: field.ty.span(),
-                }),
-            };
-            Field {
-                member,
-                ty: &field.ty,
-                attrs: field_attrs(&field.attrs, errors),
-            }
-        })
-        .collect()
-}
-
-/// Tracks which keys an attribute list has set, to report duplicates.
-#[derive(Default)]
-struct Seen(Vec<String>);
-
-impl Seen {
-    /// False (and an error) if `key` was already set.
-    fn first(&mut self, meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) -> bool {
-        if self.0.iter().any(|k| k == key) {
-            errors.spanned(&meta.path, format!("duplicate `{key}` attribute"));
-            false
-        } else {
-            self.0.push(key.to_owned());
-            true
+            None => self.value = Some((key.span(), value)),
         }
+    }
+
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref().map(|(_, value)| value)
+    }
+
+    /// The span of the key that set the value.
+    pub fn span(&self) -> Option<Span> {
+        self.value.as_ref().map(|(span, _)| *span)
     }
 }
 
-fn key_of(meta: &ParseNestedMeta<'_>) -> String {
-    meta.path.to_token_stream().to_string().replace(' ', "")
+/// The container's attributes.
+pub struct Container {
+    /// `new = path`: the constructor used on a miss.
+    pub new: Attr<ExprPath>,
+    pub max_retained: Attr<Expr>,
+    pub max_bytes: Attr<Expr>,
+    /// `max_bytes = "auto"`: the cap adapts, under `max_bytes` if also given.
+    pub max_bytes_auto: Attr<()>,
+    /// `oversize = "shrink"` (or `"drop"`): the `Oversize` variant to use.
+    pub oversize: Attr<Ident>,
+    /// `name = "..."`: the pool's name in `pools()`.
+    pub name: Attr<LitStr>,
+    /// `crate = "path"`: where the runtime is, instead of `::poolable`.
+    pub krate: Attr<Path>,
+    /// `bound = "..."`: replaces the inferred where-clause predicates.
+    pub bound: Attr<Vec<WherePredicate>>,
+    /// Field keys written on the struct, for `valid` to report.
+    pub misplaced: Vec<(Symbol, Path)>,
+}
+
+/// How a field is brought back to its fresh state.
+pub enum Rule {
+    /// `<Ty as Reset>::reset` (no attribute).
+    Reset,
+    /// `skip`: left as it is.
+    Skip,
+    /// `default`: assigned `Default::default()`.
+    Default,
+    /// `with = path`: `path(&mut field)`, where `path` is a `fn(&mut FieldType)`.
+    With(ExprPath),
+}
+
+/// A field's attributes.
+pub struct Field {
+    pub rule: Rule,
+    /// `max_capacity = N`: shrink to N elements after the reset.
+    pub max_capacity: Attr<Expr>,
+    /// `zeroize`: wipe the whole allocation before the reset.
+    pub zeroize: Attr<()>,
+    /// `heap_bytes = path`: how to measure the field, `fn(&Ty) -> usize`.
+    pub heap_bytes: Attr<ExprPath>,
+    /// `check = path`: whether the field is reset, `fn(&Ty) -> bool`.
+    pub check: Attr<ExprPath>,
+    /// Container keys written on the field, for `valid` to report.
+    pub misplaced: Vec<(Symbol, Path)>,
 }
 
 fn poolable_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident("poolable"))
 }
 
-fn container_attrs(attrs: &[Attribute], derive: Derive, errors: &mut Errors) -> ContainerAttrs {
-    let mut out = ContainerAttrs::default();
-    let mut seen = Seen::default();
-    for attr in poolable_attrs(attrs) {
-        let result = attr.parse_nested_meta(|meta| {
-            let key = key_of(&meta);
-            match key.as_str() {
-                "new" | "max_retained" | "max_bytes" | "oversize" | "name" if derive == Derive::Reset => {
-                    errors.spanned(
-                        &meta.path,
-                        format!("`{key}` configures the pool, which only `#[derive(Poolable)]` generates"),
-                    );
-                    skip_value(&meta)
-                }
-                "new" => {
-                    if let Some(path) = path_value(&meta, errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        out.new = Some(path);
+impl Container {
+    pub fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Container {
+        let mut out = Container {
+            new: Attr::none(NEW.name()),
+            max_retained: Attr::none(MAX_RETAINED.name()),
+            max_bytes: Attr::none(MAX_BYTES.name()),
+            max_bytes_auto: Attr::none("max_bytes = \"auto\""),
+            oversize: Attr::none(OVERSIZE.name()),
+            name: Attr::none(NAME.name()),
+            krate: Attr::none(CRATE.name()),
+            bound: Attr::none(BOUND.name()),
+            misplaced: Vec::new(),
+        };
+        for attr in poolable_attrs(attrs) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = &meta.path;
+                if key == NEW {
+                    if let Some(path) = path_value(&meta, NEW, errors)? {
+                        out.new.set(errors, key, path);
                     }
-                    Ok(())
-                }
-                "max_bytes" if meta.input.peek(Token![=]) && meta.input.peek2(LitStr) => {
+                } else if key == MAX_BYTES && meta.input.peek(Token![=]) && meta.input.peek2(LitStr) {
                     let lit: LitStr = meta.value()?.parse()?;
-                    if lit.value() != "auto" {
+                    if lit.value() == "auto" {
+                        out.max_bytes_auto.set(errors, key, ());
+                    } else {
                         errors.push(syn::Error::new(
                             lit.span(),
                             "`max_bytes` takes an integer, like `max_bytes = 65536`, or `\"auto\"` (an adaptive cap)",
                         ));
-                    } else if seen.first(&meta, "max_bytes = \"auto\"", errors) {
-                        out.max_bytes_auto = true;
                     }
-                    Ok(())
-                }
-                "oversize" => {
-                    let Some(lit) = string_value(&meta, "oversize = \"shrink\"", errors)? else {
-                        return Ok(());
-                    };
-                    let variant = match lit.value().as_str() {
-                        "shrink" => "Shrink",
-                        "drop" => "Drop",
-                        other => {
-                            errors.push(syn::Error::new(
+                } else if key == MAX_BYTES {
+                    if let Some(value) = usize_value(&meta, MAX_BYTES, errors)? {
+                        out.max_bytes.set(errors, key, value);
+                    }
+                } else if key == MAX_RETAINED {
+                    if let Some(value) = usize_value(&meta, MAX_RETAINED, errors)? {
+                        out.max_retained.set(errors, key, value);
+                    }
+                } else if key == OVERSIZE {
+                    if let Some(lit) = string_value(&meta, "oversize = \"shrink\"", errors)? {
+                        match lit.value().as_str() {
+                            "shrink" => out.oversize.set(errors, key, Ident::new("Shrink", lit.span())),
+                            "drop" => out.oversize.set(errors, key, Ident::new("Drop", lit.span())),
+                            other => errors.push(syn::Error::new(
                                 lit.span(),
                                 format!("`oversize` is `\"drop\"` or `\"shrink\"`, not `\"{other}\"`"),
-                            ));
-                            return Ok(());
-                        }
-                    };
-                    if seen.first(&meta, &key, errors) {
-                        out.oversize = Some(syn::Ident::new(variant, lit.span()));
-                    }
-                    Ok(())
-                }
-                "max_retained" | "max_bytes" => {
-                    if let Some(value) = usize_value(&meta, &key, errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        if key == "max_retained" {
-                            out.max_retained = Some(value);
-                        } else {
-                            out.max_bytes = Some(value);
+                            )),
                         }
                     }
-                    Ok(())
-                }
-                "name" => {
-                    if let Some(lit) = string_value(&meta, "name = \"uploads\"", errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        out.name = Some(lit);
+                } else if key == NAME {
+                    if let Some(lit) = string_value(&meta, "name = \"uploads\"", errors)? {
+                        out.name.set(errors, key, lit);
                     }
-                    Ok(())
-                }
-                "crate" => {
-                    let Some(lit) = string_value(&meta, "crate = \"path::to::poolable\"", errors)? else {
-                        return Ok(());
-                    };
-                    match lit.parse::<syn::Path>() {
-                        Ok(path) => {
-                            if seen.first(&meta, &key, errors) {
-                                out.krate = Some(path);
-                            }
+                } else if key == CRATE {
+                    if let Some(lit) = string_value(&meta, "crate = \"path::to::poolable\"", errors)? {
+                        match lit.parse::<Path>() {
+                            Ok(path) => out.krate.set(errors, key, path),
+                            Err(_) => errors.push(syn::Error::new(
+                                lit.span(),
+                                format!(
+                                    "`crate` must be a path, like `crate = \"my::poolable\"`; `{}` is not one",
+                                    lit.value()
+                                ),
+                            )),
                         }
-                        Err(_) => errors.push(syn::Error::new(
-                            lit.span(),
-                            format!(
-                                "`crate` must be a path, like `crate = \"my::poolable\"`; `{}` is not one",
-                                lit.value()
-                            ),
-                        )),
                     }
-                    Ok(())
-                }
-                "bound" => {
-                    let Some(lit) = string_value(&meta, "bound = \"T: Reset\"", errors)? else {
-                        return Ok(());
-                    };
-                    match lit.parse_with(Punctuated::<syn::WherePredicate, Token![,]>::parse_terminated) {
-                        Ok(predicates) => {
-                            if seen.first(&meta, &key, errors) {
-                                out.bound = Some(predicates.into_iter().collect());
-                            }
+                } else if key == BOUND {
+                    if let Some(lit) = string_value(&meta, "bound = \"T: Reset\"", errors)? {
+                        match lit.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated) {
+                            Ok(predicates) => out.bound.set(errors, key, predicates.into_iter().collect()),
+                            Err(e) => errors.push(syn::Error::new(
+                                lit.span(),
+                                format!("`bound` must be where-clause predicates, like `bound = \"T: Reset\"`: {e}"),
+                            )),
                         }
-                        Err(e) => errors.push(syn::Error::new(
-                            lit.span(),
-                            format!("`bound` must be where-clause predicates, like `bound = \"T: Reset\"`: {e}"),
-                        )),
                     }
-                    Ok(())
+                } else {
+                    unknown_or_misplaced(&meta, CONTAINER_KEYS, FIELD_KEYS, "container", &mut out.misplaced, errors)?;
                 }
-                _ if FIELD_KEYS.contains(&key.as_str()) => {
-                    errors.spanned(&meta.path, format!("`{key}` is a field attribute; put it on a field, not on the struct"));
-                    skip_value(&meta)
-                }
-                _ => {
-                    errors.spanned(&meta.path, unknown_key(&key, CONTAINER_KEYS, "container"));
-                    skip_value(&meta)
-                }
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
             }
-        });
-        if let Err(error) = result {
-            errors.push(error);
         }
+        out
     }
-    out
 }
 
-fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
-    let mut out = FieldAttrs::default();
-    let mut seen = Seen::default();
-    // The key that chose the rule, to name it in a conflict.
-    let mut rule_key: Option<(String, Span)> = None;
-    for attr in poolable_attrs(attrs) {
-        let result = attr.parse_nested_meta(|meta| {
-            let key = key_of(&meta);
-            let mut set_rule = |rule: Rule, errors: &mut Errors| {
-                if let Some((other, _)) = &rule_key
-                    && *other != key
+impl Field {
+    pub fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Field {
+        let mut out = Field {
+            rule: Rule::Reset,
+            max_capacity: Attr::none(MAX_CAPACITY.name()),
+            zeroize: Attr::none(ZEROIZE.name()),
+            heap_bytes: Attr::none(HEAP_BYTES.name()),
+            check: Attr::none(CHECK.name()),
+            misplaced: Vec::new(),
+        };
+        // The key that chose the rule: one `Attr` holds `skip`, `default` and
+        // `with`, so the second of two is a duplicate or a conflict.
+        let mut rule: Attr<Symbol> = Attr::none("reset rule");
+        for attr in poolable_attrs(attrs) {
+            let result = attr.parse_nested_meta(|meta| {
+                let key = &meta.path;
+                let mut set_rule = |symbol: Symbol, value: Rule, errors: &mut Errors| match rule
+                    .get()
                 {
-                    errors.spanned(
-                        &meta.path,
-                        format!("`{key}` conflicts with `{other}`: a field has one reset rule"),
-                    );
-                    return;
-                }
-                if seen.first(&meta, &key, errors) {
-                    rule_key = Some((key.clone(), meta.path.span()));
-                    out.rule = rule;
-                }
-            };
-            match key.as_str() {
-                "skip" => {
-                    if no_value(&meta, &key, errors)? {
-                        set_rule(Rule::Skip, errors);
+                    Some(&other) if other != symbol => errors.spanned(
+                        key,
+                        format!("`{symbol}` conflicts with `{other}`: a field has one reset rule"),
+                    ),
+                    _ => {
+                        rule.name = symbol.name();
+                        if rule.get().is_none() {
+                            out.rule = value;
+                        }
+                        rule.set(errors, key, symbol);
                     }
-                    Ok(())
-                }
-                "default" => {
-                    if no_value(&meta, &key, errors)? {
-                        set_rule(Rule::Default, errors);
+                };
+                if key == SKIP {
+                    if no_value(&meta, SKIP, errors)? {
+                        set_rule(SKIP, Rule::Skip, errors);
                     }
-                    Ok(())
-                }
-                "with" => {
-                    if let Some(path) = path_value(&meta, errors)? {
-                        set_rule(Rule::With(path), errors);
+                } else if key == DEFAULT {
+                    if no_value(&meta, DEFAULT, errors)? {
+                        set_rule(DEFAULT, Rule::Default, errors);
                     }
-                    Ok(())
-                }
-                "max_capacity" => {
-                    if let Some(value) = usize_value(&meta, &key, errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        out.max_capacity = Some((value, meta.path.span()));
+                } else if key == WITH {
+                    if let Some(path) = path_value(&meta, WITH, errors)? {
+                        set_rule(WITH, Rule::With(path), errors);
                     }
-                    Ok(())
-                }
-                "zeroize" => {
-                    if no_value(&meta, &key, errors)? && seen.first(&meta, &key, errors) {
-                        out.zeroize = Some(meta.path.span());
+                } else if key == MAX_CAPACITY {
+                    if let Some(value) = usize_value(&meta, MAX_CAPACITY, errors)? {
+                        out.max_capacity.set(errors, key, value);
                     }
-                    Ok(())
-                }
-                "heap_bytes" => {
-                    if let Some(path) = path_value(&meta, errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        out.heap_bytes = Some(path);
+                } else if key == ZEROIZE {
+                    if no_value(&meta, ZEROIZE, errors)? {
+                        out.zeroize.set(errors, key, ());
                     }
-                    Ok(())
-                }
-                "check" => {
-                    if let Some(path) = path_value(&meta, errors)?
-                        && seen.first(&meta, &key, errors)
-                    {
-                        out.check = Some(path);
+                } else if key == HEAP_BYTES {
+                    if let Some(path) = path_value(&meta, HEAP_BYTES, errors)? {
+                        out.heap_bytes.set(errors, key, path);
                     }
-                    Ok(())
+                } else if key == CHECK {
+                    if let Some(path) = path_value(&meta, CHECK, errors)? {
+                        out.check.set(errors, key, path);
+                    }
+                } else {
+                    unknown_or_misplaced(
+                        &meta,
+                        FIELD_KEYS,
+                        CONTAINER_KEYS,
+                        "field",
+                        &mut out.misplaced,
+                        errors,
+                    )?;
                 }
-                _ if CONTAINER_KEYS.contains(&key.as_str()) => {
-                    errors.spanned(
-                        &meta.path,
-                        format!(
-                            "`{key}` is a container attribute; put it on the struct, not on a field"
-                        ),
-                    );
-                    skip_value(&meta)
-                }
-                _ => {
-                    errors.spanned(&meta.path, unknown_key(&key, FIELD_KEYS, "field"));
-                    skip_value(&meta)
-                }
-            }
-        });
-        if let Err(error) = result {
-            errors.push(error);
-        }
-    }
-    if let Rule::Skip = out.rule {
-        let keys = [
-            (
-                "max_capacity",
-                out.max_capacity.as_ref().map(|(_, span)| *span),
-            ),
-            ("zeroize", out.zeroize),
-        ];
-        for (key, span) in keys {
-            if let Some(span) = span {
-                errors.push(syn::Error::new(
-                    span,
-                    format!("`{key}` cannot apply to a `#[poolable(skip)]` field, which is left untouched"),
-                ));
+                Ok(())
+            });
+            if let Err(error) = result {
+                errors.push(error);
             }
         }
+        out
     }
-    out
 }
 
-fn unknown_key(key: &str, expected: &[&str], place: &str) -> String {
+/// A key this place does not take: one of `elsewhere` (recorded for `valid`,
+/// which says where it goes) or unknown (reported now, with the nearest
+/// known key if it looks like a typo). Its value is skipped either way.
+fn unknown_or_misplaced(
+    meta: &ParseNestedMeta<'_>,
+    expected: &[Symbol],
+    elsewhere: &[Symbol],
+    place: &str,
+    misplaced: &mut Vec<(Symbol, Path)>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    match elsewhere.iter().find(|&&symbol| meta.path == symbol) {
+        Some(&symbol) => misplaced.push((symbol, meta.path.clone())),
+        None => {
+            let key = meta.path.to_token_stream().to_string().replace(' ', "");
+            errors.spanned(&meta.path, unknown_key(&key, expected, place));
+        }
+    }
+    skip_value(meta)
+}
+
+fn unknown_key(key: &str, expected: &[Symbol], place: &str) -> String {
     // A typo (`max_byte`, `zeroise`): name the key it most likely meant.
     let closest = expected
         .iter()
-        .map(|k| (edit_distance(key, k), *k))
+        .map(|k| (edit_distance(key, k.name()), k.name()))
         .filter(|(distance, k)| *distance <= (k.len() / 3).max(1))
         .min();
     if let Some((_, meant)) = closest {
@@ -424,7 +340,7 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 // cannot be read at all. A value that reads but is wrong is recorded in
 // `errors` and reading goes on, so the next mistake is reported too.
 
-fn no_value(meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) -> syn::Result<bool> {
+fn no_value(meta: &ParseNestedMeta<'_>, key: Symbol, errors: &mut Errors) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
         errors.spanned(
             &meta.path,
@@ -436,8 +352,11 @@ fn no_value(meta: &ParseNestedMeta<'_>, key: &str, errors: &mut Errors) -> syn::
     Ok(true)
 }
 
-fn path_value(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<ExprPath>> {
-    let key = key_of(meta);
+fn path_value(
+    meta: &ParseNestedMeta<'_>,
+    key: Symbol,
+    errors: &mut Errors,
+) -> syn::Result<Option<ExprPath>> {
     let expr: Expr = meta.value()?.parse()?;
     match expr {
         Expr::Path(path) => Ok(Some(path)),
@@ -472,7 +391,7 @@ fn string_value(
 /// the compiler will type-check as one (e.g. `64 << 10`, `MY_CAP`).
 fn usize_value(
     meta: &ParseNestedMeta<'_>,
-    key: &str,
+    key: Symbol,
     errors: &mut Errors,
 ) -> syn::Result<Option<Expr>> {
     let expr: Expr = meta.value()?.parse()?;

@@ -2,8 +2,10 @@
 //! measurement), the `Drop` impl that wipes `zeroize` fields, and, for
 //! `#[derive(Poolable)]`, the `Poolable` impl with the type's static pool.
 
-use crate::ast::{Container, Derive, Field, Rule};
-use crate::attr;
+use crate::ast::{Container, Derive, Field};
+use crate::attr::Rule;
+use crate::ctxt::Errors;
+use crate::valid;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use std::collections::BTreeSet;
@@ -11,11 +13,15 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Ident, Path, Type, WherePredicate, parse_quote};
 
 pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
-    let cont = attr::container(input, derive)?;
+    let mut errors = Errors::default();
+    let cont = Container::from_syn(input, &mut errors);
+    valid::check(&cont, derive, &mut errors);
+    errors.finish()?;
     let krate: Path = cont
         .attrs
         .krate
-        .clone()
+        .get()
+        .cloned()
         .unwrap_or_else(|| parse_quote!(::poolable));
 
     let reset = reset_impl(&cont, &krate);
@@ -126,13 +132,15 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// The wipe of a `zeroize` field, spanned on its type so a missing
 /// `Zeroize` impl is reported at the field.
 fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let Field { member, ty, attrs } = field;
+    let Field {
+        member, ty, attrs, ..
+    } = field;
     // `self` keeps the derive's own span: spanned on the field, it would take
     // the hygiene of a `macro_rules!` that defined the struct and not resolve.
     let this = quote!(self);
-    attrs
-        .zeroize
-        .map(|_| quote_spanned!(ty.span()=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);))
+    attrs.zeroize.get().map(
+        |()| quote_spanned!(ty.span()=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);),
+    )
 }
 
 /// `impl Drop` wiping every `zeroize` field, for a struct that has one: a
@@ -145,7 +153,11 @@ fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// impl must. It is spanned on the first `zeroize` key, so a `Drop` impl of
 /// the user's own is reported as a conflict there.
 fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
-    let Some(key) = cont.fields.iter().find_map(|field| field.attrs.zeroize) else {
+    let Some(key) = cont
+        .fields
+        .iter()
+        .find_map(|field| field.attrs.zeroize.span())
+    else {
         return TokenStream::new();
     };
     let ident = cont.ident;
@@ -172,7 +184,9 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// `wipe_field`), spanned on its type so a missing impl is reported at the
 /// field.
 fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
-    let Field { member, ty, attrs } = field;
+    let Field {
+        member, ty, attrs, ..
+    } = field;
     let span = ty.span();
     // `self` keeps the derive's own span: see `wipe_field`.
     let this = quote!(self);
@@ -198,8 +212,8 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
             quote!({ let #field = &mut #this.#member; #call })
         }
     };
-    let shrink = attrs.max_capacity.as_ref().map(
-        |(cap, _)| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
+    let shrink = attrs.max_capacity.get().map(
+        |cap| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     );
     quote!(#rule #shrink)
 }
@@ -208,9 +222,11 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
 /// for fields reset by their `Reset` impl. Fields with another rule have no
 /// `Reset` impl to ask, and are not counted.
 fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let Field { member, ty, attrs } = field;
+    let Field {
+        member, ty, attrs, ..
+    } = field;
     let this = quote!(self);
-    match (&attrs.heap_bytes, &attrs.rule) {
+    match (attrs.heap_bytes.get(), &attrs.rule) {
         (Some(path), _) => Some(quote_spanned!(path.span()=> {
             let measure: fn(&#ty) -> usize = #path;
             measure(&#this.#member)
@@ -228,9 +244,11 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// specialisation: `__private::IsReset`). A `skip` field keeps its state on
 /// purpose and is not checked.
 fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let Field { member, ty, attrs } = field;
+    let Field {
+        member, ty, attrs, ..
+    } = field;
     let this = quote!(self);
-    if let Some(path) = &attrs.check {
+    if let Some(path) = attrs.check.get() {
         return Some(quote_spanned!(path.span()=> {
             let check: fn(&#ty) -> bool = #path;
             check(&#this.#member)
@@ -253,9 +271,11 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// `Reset` impl, that impl's; a `heap_bytes = path` measure stands for both.
 /// The fields `field_heap_bytes` counts, no others.
 fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let Field { member, ty, attrs } = field;
+    let Field {
+        member, ty, attrs, ..
+    } = field;
     let this = quote!(self);
-    match (&attrs.heap_bytes, &attrs.rule) {
+    match (attrs.heap_bytes.get(), &attrs.rule) {
         (None, Rule::Reset) => {
             Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::used_bytes(&#this.#member)))
         }
@@ -268,7 +288,7 @@ fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// would send a recursive type into an infinite bound), plus the exact field
 /// type for fields whose rule needs another trait.
 fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
-    if let Some(bound) = &cont.attrs.bound {
+    if let Some(bound) = cont.attrs.bound.get() {
         return bound.clone();
     }
     let params: BTreeSet<Ident> = cont
@@ -293,10 +313,10 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
             Rule::Default => bounds.push(parse_quote!(#ty: ::core::default::Default)),
             Rule::Skip | Rule::With(_) => {}
         }
-        if field.attrs.max_capacity.is_some() {
+        if field.attrs.max_capacity.get().is_some() {
             bounds.push(parse_quote!(#ty: #krate::Shrink));
         }
-        if field.attrs.zeroize.is_some() {
+        if field.attrs.zeroize.get().is_some() {
             bounds.push(parse_quote!(#ty: #krate::Zeroize));
         }
     }
@@ -354,7 +374,7 @@ fn is_generic(cont: &Container<'_>) -> bool {
 fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
-    let new = match &cont.attrs.new {
+    let new = match cont.attrs.new.get() {
         Some(path) => quote!(#path),
         None => {
             quote_spanned!(ident.span()=> <#ident #ty_generics as #krate::__private::NewByDefault>::new_by_default)
@@ -363,21 +383,21 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let max_retained = cont
         .attrs
         .max_retained
-        .as_ref()
+        .get()
         .map(|n| quote!(.max_retained(#n)));
-    let auto = cont.attrs.max_bytes_auto.then(|| quote!(.max_bytes_auto()));
-    let cap = cont
+    let auto = cont
         .attrs
-        .max_bytes
-        .as_ref()
-        .map(|n| quote!(.max_bytes(#n)));
+        .max_bytes_auto
+        .get()
+        .map(|()| quote!(.max_bytes_auto()));
+    let cap = cont.attrs.max_bytes.get().map(|n| quote!(.max_bytes(#n)));
     let oversize = cont
         .attrs
         .oversize
-        .as_ref()
+        .get()
         .map(|variant| quote!(.oversize(#krate::Oversize::#variant)));
     let max_bytes = quote!(#auto #cap #oversize);
-    let name = cont.attrs.name.as_ref().map(|name| quote!(.name(#name)));
+    let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
         return quote! {
@@ -402,7 +422,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         let p = &param.ident;
         bounds.push(parse_quote!(#p: ::core::marker::Send + 'static));
     }
-    if cont.attrs.new.is_none() {
+    if cont.attrs.new.get().is_none() {
         bounds.push(parse_quote!(#ident #ty_generics: ::core::default::Default));
     }
     let where_clause = where_clause(cont, bounds);

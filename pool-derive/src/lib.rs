@@ -2,9 +2,11 @@
 //! through the `poolable` crate, which re-exports them beside the runtime
 //! traits of the same names.
 //!
-//! The pipeline: `attr` reads the input and its `#[poolable(...)]`
-//! attributes into the IR in `ast`, reporting every mistake with a span;
-//! `expand` writes the impls.
+//! The pipeline, in thiserror's and serde_derive's stages: `ast` builds the
+//! IR from syn, with `attr` reading the `#[poolable(...)]` attributes (each
+//! key a `symbol`); `valid` checks what the attributes mean together;
+//! `expand` writes the impls, or `fallback` writes stand-ins beside the
+//! errors. Every mistake is a spanned error, and all are reported at once.
 #![warn(missing_docs)]
 
 mod ast;
@@ -14,6 +16,8 @@ mod expand;
 #[cfg(test)]
 mod expandtest;
 mod fallback;
+mod symbol;
+mod valid;
 
 use ast::Derive;
 use proc_macro::TokenStream;
