@@ -647,15 +647,15 @@
 //! | `skip` | field | leave the field as it is (configuration that should persist) | `#[poolable(skip)] region: &'static str` |
 //! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped) | `#[poolable(default)] state: State` |
 //! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work) | `#[poolable(with = restart)] started: Instant` |
-//! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
-//! | `zeroize` | field | before any field's reset, write zeros over the whole allocation via [`Zeroize`]; the struct also wipes it on drop (so it cannot implement `Drop` itself, see [secrets](#secrets-what-zeroize-covers-and-what-it-cannot)) | `#[poolable(zeroize)] key: Vec<u8>` |
+//! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] (`Vec`, `String`, `VecDeque`, `HashMap`, `HashSet`, `BinaryHeap` and the integrations' collections) | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
+//! | `zeroize` | field | before any field's reset, write zeros over the whole allocation, spare capacity included, via [`Zeroize`] (`Vec<u8>`, `String`, `Box<[u8]>`, `[u8; N]`); the struct also wipes it on drop (so it cannot implement `Drop` itself, see [secrets](#secrets-what-zeroize-covers-and-what-it-cannot)) | `#[poolable(zeroize)] key: Vec<u8>` |
 //! | `check = path` | field | whether the field is reset, for [reset verification](#reset-verification): `path(&field) -> bool` (default: the type's [`Reset::is_reset`]; `skip` fields are not checked) | `#[poolable(with = keep_header, check = header_only)] buf: Vec<u8>` |
 //! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
 //! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
 //! | `name = "..."` | struct | the pool's name in [`pools`] and [`report`] (default: the type's name); `Poolable` only | `#[poolable(name = "uploads")]` |
 //! | `max_bytes = N` | struct | size cap of the type's pool (default 64 KiB); `Poolable` only | `#[poolable(max_bytes = 1 << 20)]` |
-//! | `max_bytes = "auto"` | struct | an adaptive size cap ([`Pool::max_bytes_auto`]), under `max_bytes = N` if also given; `Poolable` only | `#[poolable(max_bytes = "auto")]` |
+//! | `max_bytes = "auto"` | struct | a size cap calibrated from what returned values used, at their 95th percentile ([`Pool::max_bytes_auto`]), under `max_bytes = N` if also given; `Poolable` only | `#[poolable(max_bytes = "auto")]` |
 //! | `oversize = "..."` | struct | `"drop"` (default) or `"shrink"` a value over the size cap ([`Oversize`]); `Poolable` only | `#[poolable(oversize = "shrink")]` |
 //! | `crate = "path"` | struct | where the `poolable` crate is, when it is re-exported under another name | `#[poolable(crate = "my_runtime::poolable")]` |
 //! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls | `#[poolable(bound = "T: Reset + Clone")]` |
@@ -764,11 +764,11 @@
 //!
 //! | setting | default | change it with |
 //! | --- | --- | --- |
-//! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]`; adaptive: [`Pool::max_bytes_auto`] |
+//! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB; a value's size is its [`Reset::heap_bytes`] plus `size_of::<T>()` (values are stored inline) | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]`; adaptive: [`Pool::max_bytes_auto`] |
 //! | over the cap | dropped ([`Oversize::Drop`]) | [`Pool::oversize`], `#[poolable(oversize = "shrink")]` |
-//! | retention bound | `4 × CPUs × LOCAL_CACHE_SIZE` (64 on 2 CPUs), growing under load up to 8 times that and shrinking at trims | [`Pool::max_retained`], `#[poolable(max_retained = N)]` (fixed) |
-//! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool | (fixed) |
-//! | idle decay | none until you call [`Pool::trim`] / [`trim_all`] or start [`trimmer::spawn`] | |
+//! | retention bound | `4 × CPUs × LOCAL_CACHE_SIZE` (64 on 2 CPUs), growing under load up to 8 times that and halving at trims; one thread alone never retains more than the bound in force, and each further thread can hold one more thread cache | [`Pool::max_retained`], `#[poolable(max_retained = N)]` (fixed) |
+//! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool, for `T` up to 4 KiB (a larger `T` goes straight to the shards; pool `Box<T>` to cache it); half moves to the shards when it is full | (fixed) |
+//! | idle decay | none until you call [`Pool::trim`] / [`trim_all`] or start [`trimmer::spawn`]; then a value idle across two trims is dropped, in the shards and in every thread's cache, including threads that never touch the pool again | |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
