@@ -113,7 +113,6 @@ pub(crate) struct Limits {
     pub(crate) max_bytes: usize,
     /// The cap adapts (`crate::autocap`), with `max_bytes` as its ceiling.
     pub(crate) auto_cap: bool,
-    pub(crate) max_retained: usize,
     /// Capacity of each thread's private cache.
     pub(crate) local_cap: usize,
     /// Capacity of each shard; they add up to `max_retained - local_cap`.
@@ -156,7 +155,6 @@ impl Limits {
         Limits {
             max_bytes: policy.max_bytes,
             auto_cap: policy.auto_cap,
-            max_retained,
             local_cap,
             shard_caps,
             shard_ceilings,
@@ -171,7 +169,6 @@ impl Limits {
         match mode {
             Mode::Normal => {}
             Mode::Off => {
-                self.max_retained = 0;
                 self.local_cap = 0;
                 self.shard_caps.iter_mut().for_each(|cap| *cap = 0);
                 self.shard_ceilings.iter_mut().for_each(|cap| *cap = 0);
@@ -245,10 +242,15 @@ pub(crate) fn cpus() -> usize {
 mod tests {
     use super::*;
 
+    /// What one thread alone can retain: its cache and the shards.
+    fn retained_by_one_thread(limits: &Limits) -> usize {
+        limits.local_cap + limits.shard_caps.iter().sum::<usize>()
+    }
+
     #[test]
     fn default_retention_is_four_caches_per_cpu() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24);
-        assert_eq!(limits.max_retained, 64);
+        assert_eq!(retained_by_one_thread(&limits), 64);
         assert_eq!(limits.local_cap, 8);
         assert_eq!(limits.shard_caps, vec![28, 28]);
         assert_eq!(limits.shard_ceilings, vec![224, 224]);
@@ -273,10 +275,7 @@ mod tests {
                     ..Policy::DEFAULT
                 };
                 let limits = Limits::resolve(policy, cpus, 24);
-                assert_eq!(
-                    limits.local_cap + limits.shard_caps.iter().sum::<usize>(),
-                    max
-                );
+                assert_eq!(retained_by_one_thread(&limits), max);
             }
         }
     }
@@ -291,16 +290,11 @@ mod tests {
         assert_eq!(limits.local_cap, 0);
         assert!(limits.shard_caps.iter().all(|&c| c == 0));
     }
-}
-
-#[cfg(test)]
-mod size_tests {
-    use super::*;
 
     #[test]
     fn a_large_value_type_keeps_no_thread_cache() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, MAX_CACHED_SIZE + 1);
         assert_eq!(limits.local_cap, 0);
-        assert_eq!(limits.shard_caps.iter().sum::<usize>(), limits.max_retained);
+        assert_eq!(limits.shard_caps.iter().sum::<usize>(), 64);
     }
 }
