@@ -85,7 +85,7 @@ pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
     for cache in storage.caches() {
         let dead = cache.reclaim(1, |stack, _| {
             let dead = age(stack, storage);
-            cache.head.publish(stack);
+            cache.head.record_retained(stack);
             dead
         });
         if let Some(dead) = dead {

@@ -187,7 +187,7 @@ pub(crate) struct Head<T: 'static> {
 impl<T> Head<T> {
     /// Record the stack's contents for `stats()` (only the stack's holder).
     #[inline(always)]
-    pub(crate) fn publish(&self, stack: &Stack<T>) {
+    pub(crate) fn record_retained(&self, stack: &Stack<T>) {
         self.len.store(stack.len, Relaxed);
         self.bytes.store(stack.bytes, Relaxed);
     }
@@ -224,7 +224,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
             let idle = dead.len() as u64;
             // Whatever found no room in the shards.
             let full: Vec<T> = stack.oldest(stack.len()).map(|e| e.value).collect();
-            head.publish(stack);
+            head.record_retained(stack);
             (idle, full.len() as u64, dead.into_iter().chain(full))
         });
         let Some((idle, full, dead)) = dead else {
@@ -256,7 +256,7 @@ pub(crate) fn take_into<'a, T: Send + 'static>(
         match owner.fast(|stack| {
             let found = stack.pop_into(out);
             if found {
-                head.publish(stack);
+                head.record_retained(stack);
             }
             found
         }) {
@@ -284,7 +284,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
             });
         }
         let found = stack.pop();
-        head.publish(stack);
+        head.record_retained(stack);
         (found, dead)
     });
     let (found, dead) = match found {
@@ -340,7 +340,7 @@ pub(crate) fn give_from<'a, T: Send + 'static>(
         let pushed = owner.fast(|stack| {
             let pushed = stack.push_from(slot, bytes);
             if pushed {
-                head.publish(stack);
+                head.record_retained(stack);
             }
             pushed
         });
@@ -388,7 +388,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
         {
             entry = Some(e);
         }
-        head.publish(stack);
+        head.record_retained(stack);
         dead
     });
     let dead = dead.unwrap_or_default();
