@@ -533,6 +533,21 @@ mod tests {
     #[allow(unused_imports)]
     use crate::{Pool, Reset, Shrink, Zeroize};
 
+    /// Tests that `reset` empties a collection and keeps its capacity.
+    #[allow(unused_macros)] // each use is behind a feature
+    macro_rules! reset_keeps_capacity {
+        ($($name:ident: $ty:ty = $make:expr;)*) => {$(
+            #[test]
+            fn $name() {
+                let mut c: $ty = $make;
+                let cap = c.capacity();
+                c.reset();
+                assert!(c.is_empty());
+                assert_eq!(c.capacity(), cap);
+            }
+        )*};
+    }
+
     #[cfg(feature = "serde")]
     mod serde_forward {
         use crate::Pool;
@@ -746,22 +761,9 @@ mod tests {
         use super::*;
         use indexmap::{IndexMap, IndexSet};
 
-        #[test]
-        fn map_reset_clears_and_keeps_capacity() {
-            let mut m: IndexMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
-            let cap = m.capacity();
-            m.reset();
-            assert!(m.is_empty());
-            assert_eq!(m.capacity(), cap);
-        }
-
-        #[test]
-        fn set_reset_clears_and_keeps_capacity() {
-            let mut s: IndexSet<u32> = (0..50).collect();
-            let cap = s.capacity();
-            s.reset();
-            assert!(s.is_empty());
-            assert_eq!(s.capacity(), cap);
+        reset_keeps_capacity! {
+            map_reset_clears_and_keeps_capacity: IndexMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
+            set_reset_clears_and_keeps_capacity: IndexSet<u32> = (0..50).collect();
         }
 
         #[test]
@@ -802,22 +804,9 @@ mod tests {
         use super::*;
         use hashbrown::{HashMap, HashSet};
 
-        #[test]
-        fn map_reset_clears_and_keeps_capacity() {
-            let mut m: HashMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
-            let cap = m.capacity();
-            m.reset();
-            assert!(m.is_empty());
-            assert_eq!(m.capacity(), cap);
-        }
-
-        #[test]
-        fn set_reset_clears_and_keeps_capacity() {
-            let mut s: HashSet<u32> = (0..50).collect();
-            let cap = s.capacity();
-            s.reset();
-            assert!(s.is_empty());
-            assert_eq!(s.capacity(), cap);
+        reset_keeps_capacity! {
+            map_reset_clears_and_keeps_capacity: HashMap<String, u32> = (0..50).map(|i| (i.to_string(), i)).collect();
+            set_reset_clears_and_keeps_capacity: HashSet<u32> = (0..50).collect();
         }
 
         /// hashbrown rounds a requested capacity up (to 7/8 of a power of

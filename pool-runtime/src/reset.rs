@@ -585,52 +585,40 @@ impl<T: Reset> Reset for RefCell<T> {
     }
 }
 
-impl<T: Reset> Reset for Mutex<T> {
-    fn reset(&mut self) {
-        self.get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .reset();
-        crate::raw::rebuild::mutex(self);
-    }
-    fn heap_bytes(&self) -> usize {
-        match self.try_lock() {
-            Ok(inner) => inner.heap_bytes(),
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
+// A lock is reset through `get_mut` (no locking: the reset has `&mut`), then
+// rebuilt in place so a poisoned one is usable again. Measured and checked
+// through a try-lock: a lock held elsewhere cannot be looked into, and is
+// taken as over any cap and as reset.
+macro_rules! reset_lock {
+    ($($lock:ident, $try_lock:ident, $rebuild:ident;)*) => {$(
+        impl<T: Reset> Reset for $lock<T> {
+            fn reset(&mut self) {
+                self.get_mut()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .reset();
+                crate::raw::rebuild::$rebuild(self);
+            }
+            fn heap_bytes(&self) -> usize {
+                match self.$try_lock() {
+                    Ok(inner) => inner.heap_bytes(),
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
+                    Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
+                }
+            }
+            fn is_reset(&self) -> bool {
+                match self.$try_lock() {
+                    Ok(inner) => inner.is_reset(),
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().is_reset(),
+                    Err(std::sync::TryLockError::WouldBlock) => true,
+                }
+            }
         }
-    }
-    /// A locked mutex cannot be looked into: taken as reset.
-    fn is_reset(&self) -> bool {
-        match self.try_lock() {
-            Ok(inner) => inner.is_reset(),
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().is_reset(),
-            Err(std::sync::TryLockError::WouldBlock) => true,
-        }
-    }
+    )*};
 }
 
-impl<T: Reset> Reset for RwLock<T> {
-    fn reset(&mut self) {
-        self.get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .reset();
-        crate::raw::rebuild::rw_lock(self);
-    }
-    fn heap_bytes(&self) -> usize {
-        match self.try_read() {
-            Ok(inner) => inner.heap_bytes(),
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-            Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
-        }
-    }
-    /// A write-locked lock cannot be looked into: taken as reset.
-    fn is_reset(&self) -> bool {
-        match self.try_read() {
-            Ok(inner) => inner.is_reset(),
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().is_reset(),
-            Err(std::sync::TryLockError::WouldBlock) => true,
-        }
-    }
+reset_lock! {
+    Mutex, try_lock, mutex;
+    RwLock, try_read, rw_lock;
 }
 
 /// Give back capacity above a limit: the rule behind `#[poolable(max_capacity = N)]`.
