@@ -405,10 +405,14 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             impl #krate::Poolable for #ident {
                 #[inline]
                 fn pool() -> &'static #krate::Pool<Self> {
-                    static POOL: #krate::Pool<#ident> = #krate::Pool::<#ident>::with_new(#new)
-                        #max_retained
-                        #max_bytes
-                        #name;
+                    // `ManuallyDrop`: a static is never dropped, but rustc
+                    // generates its type's drop glue anyway, and a pool's
+                    // pulls in the whole runtime for every derived type,
+                    // used or not (`scripts/derive_cost.py` measures it).
+                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#ident>> =
+                        ::core::mem::ManuallyDrop::new(
+                            #krate::Pool::<#ident>::with_new(#new) #max_retained #max_bytes #name,
+                        );
                     &POOL
                 }
             }

@@ -50,13 +50,13 @@ const _: () = {
     impl ::poolable::Poolable for Upload {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::poolable::Pool<Upload> = ::poolable::Pool::<
-                Upload,
-            >::with_new(Upload::with_capacity)
-                .max_retained(64)
-                .max_bytes(1 << 20)
-                .oversize(::poolable::Oversize::Shrink)
-                .name("uploads");
+            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Upload>> = ::core::mem::ManuallyDrop::new(
+                ::poolable::Pool::<Upload>::with_new(Upload::with_capacity)
+                    .max_retained(64)
+                    .max_bytes(1 << 20)
+                    .oversize(::poolable::Oversize::Shrink)
+                    .name("uploads"),
+            );
             &POOL
         }
     }
@@ -111,11 +111,15 @@ const _: () = {
     impl ::poolable::Poolable for Body {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::poolable::Pool<Body> = ::poolable::Pool::<
-                Body,
-            >::with_new(<Body as ::poolable::__private::NewByDefault>::new_by_default)
-                .max_bytes_auto()
-                .max_bytes(4 << 20);
+            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Body>> = ::core::mem::ManuallyDrop::new(
+                ::poolable::Pool::<
+                    Body,
+                >::with_new(
+                        <Body as ::poolable::__private::NewByDefault>::new_by_default,
+                    )
+                    .max_bytes_auto()
+                    .max_bytes(4 << 20),
+            );
             &POOL
         }
     }
@@ -170,10 +174,12 @@ const _: () = {
     impl my_crate::poolable::Poolable for Renamed {
         #[inline]
         fn pool() -> &'static my_crate::poolable::Pool<Self> {
-            static POOL: my_crate::poolable::Pool<Renamed> = my_crate::poolable::Pool::<
-                Renamed,
-            >::with_new(
-                <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
+            static POOL: ::core::mem::ManuallyDrop<my_crate::poolable::Pool<Renamed>> = ::core::mem::ManuallyDrop::new(
+                my_crate::poolable::Pool::<
+                    Renamed,
+                >::with_new(
+                    <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
+                ),
             );
             &POOL
         }

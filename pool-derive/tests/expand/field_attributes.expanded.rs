@@ -118,9 +118,13 @@ const _: () = {
     impl ::poolable::Poolable for Fields {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::poolable::Pool<Fields> = ::poolable::Pool::<
-                Fields,
-            >::with_new(<Fields as ::poolable::__private::NewByDefault>::new_by_default);
+            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Fields>> = ::core::mem::ManuallyDrop::new(
+                ::poolable::Pool::<
+                    Fields,
+                >::with_new(
+                    <Fields as ::poolable::__private::NewByDefault>::new_by_default,
+                ),
+            );
             &POOL
         }
     }

@@ -73,10 +73,12 @@ const _: () = {
     impl ::poolable::Poolable for Request {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::poolable::Pool<Request> = ::poolable::Pool::<
-                Request,
-            >::with_new(
-                <Request as ::poolable::__private::NewByDefault>::new_by_default,
+            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Request>> = ::core::mem::ManuallyDrop::new(
+                ::poolable::Pool::<
+                    Request,
+                >::with_new(
+                    <Request as ::poolable::__private::NewByDefault>::new_by_default,
+                ),
             );
             &POOL
         }
