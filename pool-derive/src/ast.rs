@@ -4,6 +4,7 @@
 
 use crate::attr;
 use crate::ctxt::Errors;
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type};
 
@@ -44,6 +45,9 @@ pub enum Shape<'a> {
 pub struct Field<'a> {
     pub member: Member,
     pub ty: &'a Type,
+    /// `ty`'s span, computed once: `Spanned::span` prints the whole type
+    /// to tokens, and the generated code is spanned on it many times.
+    pub span: Span,
     pub attrs: attr::Field,
     pub original: &'a syn::Field,
 }
@@ -85,6 +89,7 @@ impl<'a> Field<'a> {
         Field {
             member,
             ty: &field.ty,
+            span: field.ty.span(),
             attrs: attr::Field::from_attrs(&field.attrs, errors),
             original: field,
         }

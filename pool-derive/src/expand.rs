@@ -113,9 +113,13 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .filter_map(|field| field_heap_bytes(field, krate));
     // `self` and the local keep the derive's own span (see `wipe_field`).
     let (this, level) = (quote!(self), quote!(level));
-    let shrinks = shrinkable.iter().map(|Field { member, ty, .. }| {
-        quote_spanned!(ty.span()=> <#ty as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
-    });
+    let shrinks = shrinkable.iter().map(
+        |Field {
+             member, ty, span, ..
+         }| {
+            quote_spanned!(*span=> <#ty as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
+        },
+    );
     quote! {
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -133,14 +137,19 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// `Zeroize` impl is reported at the field.
 fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field {
-        member, ty, attrs, ..
+        member,
+        ty,
+        span,
+        attrs,
+        ..
     } = field;
     // `self` keeps the derive's own span: spanned on the field, it would take
     // the hygiene of a `macro_rules!` that defined the struct and not resolve.
     let this = quote!(self);
-    attrs.zeroize.get().map(
-        |()| quote_spanned!(ty.span()=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);),
-    )
+    attrs
+        .zeroize
+        .get()
+        .map(|()| quote_spanned!(*span=> <#ty as #krate::Zeroize>::zeroize(&mut #this.#member);))
 }
 
 /// `impl Drop` wiping every `zeroize` field, for a struct that has one: a
@@ -185,16 +194,19 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// field.
 fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
     let Field {
-        member, ty, attrs, ..
+        member,
+        ty,
+        span,
+        attrs,
+        ..
     } = field;
-    let span = ty.span();
     // `self` keeps the derive's own span: see `wipe_field`.
     let this = quote!(self);
     let rule = match &attrs.rule {
-        Rule::Reset => quote_spanned!(span=> <#ty as #krate::Reset>::reset(&mut #this.#member);),
+        Rule::Reset => quote_spanned!(*span=> <#ty as #krate::Reset>::reset(&mut #this.#member);),
         Rule::Skip => TokenStream::new(),
         Rule::Default => {
-            quote_spanned!(span=> #this.#member = <#ty as ::core::default::Default>::default();)
+            quote_spanned!(*span=> #this.#member = <#ty as ::core::default::Default>::default();)
         }
         Rule::With(path) => {
             // Coercing the path to `fn(&mut Ty)` admits exactly the functions
@@ -213,7 +225,7 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
         }
     };
     let shrink = attrs.max_capacity.get().map(
-        |cap| quote_spanned!(span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
+        |cap| quote_spanned!(*span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     );
     quote!(#rule #shrink)
 }
@@ -223,7 +235,11 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
 /// `Reset` impl to ask, and are not counted.
 fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field {
-        member, ty, attrs, ..
+        member,
+        ty,
+        span,
+        attrs,
+        ..
     } = field;
     let this = quote!(self);
     match (attrs.heap_bytes.get(), &attrs.rule) {
@@ -232,7 +248,7 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
             measure(&#this.#member)
         })),
         (None, Rule::Reset) => {
-            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::heap_bytes(&#this.#member)))
+            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::heap_bytes(&#this.#member)))
         }
         (None, _) => None,
     }
@@ -245,7 +261,11 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// purpose and is not checked.
 fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field {
-        member, ty, attrs, ..
+        member,
+        ty,
+        span,
+        attrs,
+        ..
     } = field;
     let this = quote!(self);
     if let Some(path) = attrs.check.get() {
@@ -256,7 +276,7 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     }
     match &attrs.rule {
         Rule::Reset => {
-            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::is_reset(&#this.#member)))
+            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::is_reset(&#this.#member)))
         }
         Rule::With(_) | Rule::Default => Some(quote! {{
             #[allow(unused_imports)]
@@ -272,12 +292,16 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// The fields `field_heap_bytes` counts, no others.
 fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field {
-        member, ty, attrs, ..
+        member,
+        ty,
+        span,
+        attrs,
+        ..
     } = field;
     let this = quote!(self);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (None, Rule::Reset) => {
-            Some(quote_spanned!(ty.span()=> <#ty as #krate::Reset>::used_bytes(&#this.#member)))
+            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::used_bytes(&#this.#member)))
         }
         _ => field_heap_bytes(field, krate),
     }
