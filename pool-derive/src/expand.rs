@@ -65,8 +65,19 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .fields
         .iter()
         .filter_map(|field| field_is_reset(field, krate));
+    // The impl of a non-generic struct is left out of rustc's "the
+    // following other types implement `Reset`" lists, as the runtime's are:
+    // a type missing an impl is not helped by a list of the ones that have
+    // one. A generic one keeps rustc's note on which of its bounds failed,
+    // which `do_not_recommend` would hide.
+    let unlisted = (!is_generic(cont)
+        && where_clause
+            .as_ref()
+            .is_none_or(|clause| clause.predicates.is_empty()))
+    .then(|| quote!(#[diagnostic::do_not_recommend]));
     quote! {
         #[automatically_derived]
+        #unlisted
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             #[inline]
             fn reset(&mut self) {

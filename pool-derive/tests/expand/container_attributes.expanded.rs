@@ -15,6 +15,7 @@ pub struct Upload {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Upload {
         #[inline]
         fn reset(&mut self) {
@@ -70,6 +71,7 @@ pub struct Body {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Body {
         #[inline]
         fn reset(&mut self) {
@@ -129,6 +131,7 @@ pub struct Renamed {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl my_crate::poolable::Reset for Renamed {
         #[inline]
         fn reset(&mut self) {

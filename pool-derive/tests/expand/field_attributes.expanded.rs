@@ -28,6 +28,7 @@ pub struct Fields {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Fields {
         #[inline]
         fn reset(&mut self) {

@@ -10,6 +10,7 @@ pub struct Request {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Request {
         #[inline]
         fn reset(&mut self) {
@@ -89,6 +90,7 @@ pub struct Pair(Vec<u8>, Option<u32>);
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Pair {
         #[inline]
         fn reset(&mut self) {
