@@ -5,6 +5,7 @@
 use crate::attr;
 use crate::ctxt::Errors;
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type};
 
@@ -48,6 +49,9 @@ pub struct Field<'a> {
     /// `ty`'s span, computed once: `Spanned::span` prints the whole type
     /// to tokens, and the generated code is spanned on it many times.
     pub span: Span,
+    /// The span of `ty`'s last token (stable Rust cannot join spans), so an
+    /// error about a type the derive wraps underlines all of it.
+    pub span_end: Span,
     pub attrs: attr::Field,
     pub original: &'a syn::Field,
 }
@@ -86,10 +90,18 @@ impl<'a> Field<'a> {
                 span: field.ty.span(),
             }),
         };
+        let span = field.ty.span();
+        let span_end = field
+            .ty
+            .to_token_stream()
+            .into_iter()
+            .last()
+            .map_or(span, |token| token.span());
         Field {
             member,
             ty: &field.ty,
-            span: field.ty.span(),
+            span,
+            span_end,
             attrs: attr::Field::from_attrs(&field.attrs, errors),
             original: field,
         }

@@ -65,8 +65,29 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .fields
         .iter()
         .filter_map(|field| field_is_reset(field, krate));
+    // The impl of a non-generic struct is left out of rustc's "the
+    // following other types implement `Reset`" lists, as the runtime's are:
+    // a type missing an impl is not helped by a list of the ones that have
+    // one. A generic one keeps rustc's note on which of its bounds failed,
+    // which `do_not_recommend` would hide.
+    let unlisted = (!is_generic(cont)
+        && where_clause
+            .as_ref()
+            .is_none_or(|clause| clause.predicates.is_empty()))
+    .then(|| quote!(#[diagnostic::do_not_recommend]));
+    let alias = checked_alias(Span::call_site());
     quote! {
+        // How the fields' types are named (`checked_ty`): as they are, for
+        // `#[derive(Reset)]`; `poolable_impl` shadows this glob-imported
+        // alias with one through its `Send` check.
+        mod __poolable_unchecked {
+            pub type #alias<T> = T;
+        }
+        #[allow(unused_imports)]
+        use __poolable_unchecked::*;
+
         #[automatically_derived]
+        #unlisted
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             #[inline]
             fn reset(&mut self) {
@@ -114,10 +135,9 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
     // `self` and the local keep the derive's own span (see `wipe_field`).
     let (this, level) = (quote!(self), quote!(level));
     let shrinks = shrinkable.iter().map(
-        |Field {
-             member, ty, span, ..
-         }| {
-            quote_spanned!(*span=> <#ty as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
+        |field| {
+            let (member, checked) = (&field.member, checked_ty(field));
+            quote_spanned!(field.span=> <#checked as #krate::Reset>::shrink_heap(&mut #this.#member, #level);)
         },
     );
     quote! {
@@ -203,7 +223,10 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
     // `self` keeps the derive's own span: see `wipe_field`.
     let this = quote!(self);
     let rule = match &attrs.rule {
-        Rule::Reset => quote_spanned!(*span=> <#ty as #krate::Reset>::reset(&mut #this.#member);),
+        Rule::Reset => {
+            let checked = checked_ty(field);
+            quote_spanned!(*span=> <#checked as #krate::Reset>::reset(&mut #this.#member);)
+        }
         Rule::Skip => TokenStream::new(),
         Rule::Default => {
             quote_spanned!(*span=> #this.#member = <#ty as ::core::default::Default>::default();)
@@ -248,7 +271,8 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
             measure(&#this.#member)
         })),
         (None, Rule::Reset) => {
-            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::heap_bytes(&#this.#member)))
+            let checked = checked_ty(field);
+            Some(quote_spanned!(*span=> <#checked as #krate::Reset>::heap_bytes(&#this.#member)))
         }
         (None, _) => None,
     }
@@ -276,7 +300,8 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     }
     match &attrs.rule {
         Rule::Reset => {
-            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::is_reset(&#this.#member)))
+            let checked = checked_ty(field);
+            Some(quote_spanned!(*span=> <#checked as #krate::Reset>::is_reset(&#this.#member)))
         }
         Rule::With(_) | Rule::Default => Some(quote! {{
             #[allow(unused_imports)]
@@ -293,7 +318,6 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let Field {
         member,
-        ty,
         span,
         attrs,
         ..
@@ -301,10 +325,36 @@ fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
     let this = quote!(self);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (None, Rule::Reset) => {
-            Some(quote_spanned!(*span=> <#ty as #krate::Reset>::used_bytes(&#this.#member)))
+            let checked = checked_ty(field);
+            Some(quote_spanned!(*span=> <#checked as #krate::Reset>::used_bytes(&#this.#member)))
         }
         _ => field_heap_bytes(field, krate),
     }
+}
+
+/// A field type as the `Reset` impl names it when it calls the field's
+/// `Reset`: `__PoolableChecked<Ty>`, which is `Ty` itself, unless the
+/// fields' `Send` check of a `#[derive(Poolable)]` struct failed
+/// (`send_check`): then it is an error type, and the `Reset` impl adds no
+/// error of its own (a `!Send` field with no `Reset` either is one error,
+/// about `Send`).
+fn checked_ty(field: &Field<'_>) -> TokenStream {
+    // Spanned on the field type, from its first token to its last, so that
+    // an error about the type underlines the whole of it, as it would the
+    // type alone (a span of the derive's own would move it to the derive).
+    // The alias is an item, which a `macro_rules!` that defines the struct
+    // does not make hygienic: it resolves all the same.
+    let ty = field.ty;
+    let alias = checked_alias(field.span);
+    let open = quote_spanned!(field.span=> <);
+    let close = quote_spanned!(field.span_end=> >);
+    quote!(#alias #open #ty #close)
+}
+
+/// `__PoolableChecked`: an alias of the field type itself, glob-imported
+/// by `reset_impl`, shadowed by `send_check` for `#[derive(Poolable)]`.
+fn checked_alias(span: Span) -> Ident {
+    Ident::new("__PoolableChecked", span)
 }
 
 /// Inferred bounds, serde style: `T: Reset` for each type parameter that a
@@ -395,6 +445,22 @@ fn is_generic(cont: &Container<'_>) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
+/// The check that every field of a non-generic `#[derive(Poolable)]`
+/// struct is `Send`: a constant with one `<Ty as SendField>::OK` per field,
+/// spanned on its type, so a `!Send` field is reported there, once, with
+/// why a pool needs `Send`; and the `__PoolableChecked` alias through it,
+/// which shadows the glob-imported one `reset_impl` names its fields by.
+fn send_check(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let alias = checked_alias(Span::call_site());
+    let checks = cont.fields.iter().map(
+        |Field { ty, span, .. }| quote_spanned!(*span=> <#ty as #krate::__private::SendField>::OK),
+    );
+    quote! {
+        const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
+        type #alias<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
+    }
+}
+
 fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
@@ -424,18 +490,33 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
+        let check = send_check(cont, krate);
+        let alias = checked_alias(Span::call_site());
+        let pooled = quote!(#alias<#ident>);
+        // The pool's type names the struct through the fields' `Send` check
+        // (`send_check`): when a field is not `Send`, the static's type is
+        // an error type, and the check's error at the field is the only one
+        // (no "`Pool<..>` cannot be shared between threads", no "`with_new`
+        // has unmet bounds"). The impl's bound is `Poolable: Send`, for the
+        // impl's users to meet rather than for the impl to prove, which
+        // would report the field again, through the struct; `for<'a>` keeps
+        // rustc from checking it where it is written, as it checks a bound
+        // that names no generic parameter. The impl holds wherever the
+        // struct is `Send`: everywhere, once the crate compiles.
         return quote! {
+            #check
+
             #[automatically_derived]
-            impl #krate::Poolable for #ident {
+            impl #krate::Poolable for #ident where for<'a> #ident: ::core::marker::Send {
                 #[inline]
                 fn pool() -> &'static #krate::Pool<Self> {
                     // `ManuallyDrop`: a static is never dropped, but rustc
                     // generates its type's drop glue anyway, and a pool's
                     // pulls in the whole runtime for every derived type,
                     // used or not (`scripts/derive_cost.py` measures it).
-                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#ident>> =
+                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#pooled>> =
                         ::core::mem::ManuallyDrop::new(
-                            #krate::Pool::<#ident>::with_new(#new) #max_retained #max_bytes #name,
+                            #krate::Pool::<#pooled>::with_new(#new) #max_retained #max_bytes #name,
                         );
                     &POOL
                 }

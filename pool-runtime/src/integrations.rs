@@ -16,7 +16,9 @@
 //! The `Shrink` impls are `#[diagnostic::do_not_recommend]`: the "other types
 //! implement `Shrink`" list in a `max_capacity` error then names the std
 //! collections only, whichever features some dependency turned on, so the
-//! error (and its compile-fail snapshot) does not change with features.
+//! error (and its compile-fail snapshot) does not change with features. The
+//! `Reset` impls are too, as every `Reset` impl of the runtime is: a type
+//! with no `Reset` is reported without a list of the types that have one.
 
 #[allow(unused_imports)] // which ones are used depends on the features
 use crate::{Reset, Shrink, Zeroize};
@@ -112,6 +114,7 @@ where
 /// # }
 /// ```
 #[cfg(feature = "bytes")]
+#[diagnostic::do_not_recommend]
 impl Reset for bytes::BytesMut {
     fn is_reset(&self) -> bool {
         self.is_empty()
@@ -210,6 +213,7 @@ impl Zeroize for bytes::BytesMut {
 /// # }
 /// ```
 #[cfg(feature = "smallvec")]
+#[diagnostic::do_not_recommend]
 impl<A: smallvec::Array> Reset for smallvec::SmallVec<A> {
     fn is_reset(&self) -> bool {
         self.is_empty()
@@ -304,6 +308,7 @@ impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
 /// # }
 /// ```
 #[cfg(feature = "indexmap")]
+#[diagnostic::do_not_recommend]
 impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
     fn is_reset(&self) -> bool {
         self.is_empty()
@@ -334,6 +339,7 @@ impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
 /// # }
 /// ```
 #[cfg(feature = "indexmap")]
+#[diagnostic::do_not_recommend]
 impl<T, S> Reset for indexmap::IndexSet<T, S> {
     fn is_reset(&self) -> bool {
         self.is_empty()
@@ -421,6 +427,7 @@ impl<T, S> Shrink for indexmap::IndexSet<T, S> {
 /// # }
 /// ```
 #[cfg(feature = "hashbrown")]
+#[diagnostic::do_not_recommend]
 impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
     fn is_reset(&self) -> bool {
         self.is_empty()
@@ -450,6 +457,7 @@ impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
 /// # }
 /// ```
 #[cfg(feature = "hashbrown")]
+#[diagnostic::do_not_recommend]
 impl<T, S> Reset for hashbrown::HashSet<T, S> {
     fn is_reset(&self) -> bool {
         self.is_empty()

@@ -151,6 +151,40 @@ pub mod __private {
         }
     }
 
+    /// Every field of a `#[derive(Poolable)]` struct must be `Send`: the
+    /// derive checks each field type with `<Field as SendField>::OK`, spanned
+    /// on the field, so a `!Send` field is one error at that field (not a
+    /// chain of errors about the pool's internals), saying why.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be sent to another thread, so a pooled struct cannot hold it",
+        label = "`{Self}` is not `Send`",
+        note = "a pool moves its values between threads: a value returned on one thread is handed out again on another through the pool's shared tier, and a guard may be dropped on a thread other than the one that took it; so a `Poolable` type, and every field of it, must be `Send`",
+        note = "use a `Send` type instead (`Arc` for `Rc`, `Arc<Mutex<T>>` for `Rc<RefCell<T>>`), or keep the value on one thread: `#[derive(Reset)]` for the struct, and a `thread_local!` of your own that holds one and resets it between uses"
+    )]
+    pub trait SendField {
+        /// Names the check: `<Field as SendField>::OK` compiles only for a
+        /// `Send` field.
+        const OK: bool = true;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: Send + ?Sized> SendField for T {}
+
+    /// `<T as Checked<OK>>::Is` is `T`. `#[derive(Poolable)]` names the
+    /// pool's type, and the `Reset` impl its fields' types, through it, with
+    /// `OK` the constant that holds the fields' `SendField` checks: when a
+    /// check fails, that constant is an error, so is every type that names
+    /// it, and rustc reports nothing more about them. The failed check is
+    /// then the only error, not the first of several (the static pool is
+    /// not `Sync`, `with_new` has unmet bounds, the field has no `Reset`).
+    pub trait Checked<const OK: bool> {
+        type Is: ?Sized;
+    }
+
+    impl<T: ?Sized, const OK: bool> Checked<OK> for T {
+        type Is = T;
+    }
+
     /// `(&IsReset(&field)).is_reset()`: the field type's `Reset::is_reset`
     /// if it has one, else `true` (autoref specialisation, for fields the
     /// derive resets with `with` or `default`).

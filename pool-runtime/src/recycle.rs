@@ -306,6 +306,7 @@ impl<T> Drop for ResetTail<'_, T> {
 /// assert!(v.is_empty());
 /// assert!(v.heap_bytes() >= "a secret".len());
 /// ```
+#[diagnostic::do_not_recommend]
 impl<T: Reset> Reset for RecycleVec<T> {
     #[inline]
     fn reset(&mut self) {
@@ -864,6 +865,7 @@ impl<T: Reset> RecycleOption<T> {
 /// assert!(q.is_none());
 /// assert!(q.heap_bytes() >= 64);
 /// ```
+#[diagnostic::do_not_recommend]
 impl<T: Reset> Reset for RecycleOption<T> {
     #[inline]
     fn reset(&mut self) {

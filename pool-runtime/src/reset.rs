@@ -86,11 +86,18 @@ use std::sync::{Mutex, RwLock};
 /// # s.reset();
 /// # assert!(s.buf.is_empty() && s.hits == 0);
 /// ```
+// The diagnostic fits both places a missing impl is found: a pool of the
+// type (`static P: Pool<T>`) and a field of a derived struct. Every impl of
+// the runtime is `do_not_recommend`, so the error does not end in a list of
+// them ("() (A, B) (A, B, C) ... and 54 others"), none of which helps a type
+// that has no impl. The cost: an error in a container (`Box<T>`, a tuple)
+// names the container, not `T`; the last note says why.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` has no reset rule for `#[derive(Poolable)]`",
+    message = "`{Self}` has no reset rule, so a pool cannot reset it for reuse",
     label = "`{Self}` does not implement `Reset`",
-    note = "derive `Poolable` or `Reset` for `{Self}`, or implement `poolable::Reset` for it by hand",
-    note = "or mark the field `#[poolable(skip)]` (keep the value), `#[poolable(default)]` (assign `Default::default()`) or `#[poolable(with = path)]` (call `path(&mut field)`)"
+    note = "for a type of your own: `#[derive(Reset)]` (or `#[derive(Poolable)]`) on it writes the rule, or implement `poolable::Reset` for it by hand",
+    note = "for a field of a derived struct, whatever its type (one of another crate too): give the field a rule, `#[poolable(skip)]` (keep the value), `#[poolable(with = path)]` (call a `fn(&mut {Self})`) or `#[poolable(default)]` (assign `Default::default()`, for a type with `Default`)",
+    note = "a `Box`, tuple, array, `RefCell`, `Mutex` or `RwLock` has a rule when each value it holds has one"
 )]
 pub trait Reset {
     /// Return the value to its freshly created state, keeping reusable allocations.
@@ -240,7 +247,8 @@ fn shrink_items<C: Shrink + ?Sized>(collection: &mut C, item_bytes: usize, max_b
 
 macro_rules! reset_to {
     ($value:expr => $($ty:ty),* $(,)?) => {
-        $(impl Reset for $ty {
+        $(#[diagnostic::do_not_recommend]
+        impl Reset for $ty {
             #[inline]
             fn reset(&mut self) {
                 *self = $value;
@@ -258,16 +266,19 @@ reset_to!(false => bool);
 reset_to!('\0' => char);
 reset_to!(Duration::ZERO => Duration);
 
+#[diagnostic::do_not_recommend]
 impl Reset for () {
     #[inline]
     fn reset(&mut self) {}
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: ?Sized> Reset for PhantomData<T> {
     #[inline]
     fn reset(&mut self) {}
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Reset> Reset for Wrapping<T> {
     #[inline]
     fn reset(&mut self) {
@@ -280,7 +291,8 @@ impl<T: Reset> Reset for Wrapping<T> {
 
 macro_rules! reset_atomic {
     ($($atomic:ident = $zero:expr),* $(,)?) => {
-        $(impl Reset for atomic::$atomic {
+        $(#[diagnostic::do_not_recommend]
+        impl Reset for atomic::$atomic {
             #[inline]
             fn reset(&mut self) {
                 *self.get_mut() = $zero;
@@ -306,6 +318,7 @@ reset_atomic!(
     AtomicIsize = 0,
 );
 
+#[diagnostic::do_not_recommend]
 impl<T> Reset for atomic::AtomicPtr<T> {
     #[inline]
     fn reset(&mut self) {
@@ -316,6 +329,7 @@ impl<T> Reset for atomic::AtomicPtr<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl Reset for String {
     #[inline]
     fn reset(&mut self) {
@@ -342,7 +356,8 @@ impl Reset for String {
 // `Vec` and `VecDeque`: the same rules, through their same-named methods.
 macro_rules! reset_sequence {
     ($($ty:ident),*) => {
-        $(impl<T> Reset for $ty<T> {
+        $(#[diagnostic::do_not_recommend]
+        impl<T> Reset for $ty<T> {
             #[inline]
             fn reset(&mut self) {
                 self.clear();
@@ -370,6 +385,7 @@ macro_rules! reset_sequence {
 
 reset_sequence!(Vec, VecDeque);
 
+#[diagnostic::do_not_recommend]
 impl<T> Reset for BinaryHeap<T> {
     fn reset(&mut self) {
         self.clear();
@@ -389,6 +405,7 @@ impl<T> Reset for BinaryHeap<T> {
 }
 
 // hashbrown stores one control byte per bucket beside each entry.
+#[diagnostic::do_not_recommend]
 impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
     fn reset(&mut self) {
         self.clear();
@@ -404,6 +421,7 @@ impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, S: BuildHasher> Reset for HashSet<T, S> {
     fn reset(&mut self) {
         self.clear();
@@ -419,6 +437,7 @@ impl<T, S: BuildHasher> Reset for HashSet<T, S> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<K, V> Reset for BTreeMap<K, V> {
     fn reset(&mut self) {
         self.clear();
@@ -428,6 +447,7 @@ impl<K, V> Reset for BTreeMap<K, V> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T> Reset for BTreeSet<T> {
     fn reset(&mut self) {
         self.clear();
@@ -437,6 +457,7 @@ impl<T> Reset for BTreeSet<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T> Reset for LinkedList<T> {
     fn reset(&mut self) {
         self.clear();
@@ -446,6 +467,7 @@ impl<T> Reset for LinkedList<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T> Reset for Option<T> {
     #[inline]
     fn reset(&mut self) {
@@ -456,6 +478,7 @@ impl<T> Reset for Option<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Reset + ?Sized> Reset for Box<T> {
     #[inline]
     fn reset(&mut self) {
@@ -476,6 +499,7 @@ impl<T: Reset + ?Sized> Reset for Box<T> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Reset> Reset for [T] {
     fn reset(&mut self) {
         self.iter_mut().for_each(T::reset);
@@ -500,6 +524,7 @@ impl<T: Reset> Reset for [T] {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Reset, const N: usize> Reset for [T; N] {
     #[inline]
     fn reset(&mut self) {
@@ -521,6 +546,7 @@ impl<T: Reset, const N: usize> Reset for [T; N] {
 
 macro_rules! reset_tuple {
     ($($name:ident . $idx:tt),+) => {
+        #[diagnostic::do_not_recommend]
         impl<$($name: Reset),+> Reset for ($($name,)+) {
             #[inline]
             fn reset(&mut self) {
@@ -557,6 +583,7 @@ reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
 reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
 reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
 
+#[diagnostic::do_not_recommend]
 impl<T: Copy + Default> Reset for Cell<T> {
     #[inline]
     fn reset(&mut self) {
@@ -570,6 +597,7 @@ impl<T: Copy + Default> Reset for Cell<T> {
 // size cap can measure it. Measuring takes the lock without waiting; a lock
 // held at that moment cannot be measured, and counts as too big to keep.
 
+#[diagnostic::do_not_recommend]
 impl<T: Reset> Reset for RefCell<T> {
     fn reset(&mut self) {
         self.get_mut().reset();
@@ -591,6 +619,7 @@ impl<T: Reset> Reset for RefCell<T> {
 // taken as over any cap and as reset.
 macro_rules! reset_lock {
     ($($lock:ident, $try_lock:ident, $rebuild:ident;)*) => {$(
+        #[diagnostic::do_not_recommend]
         impl<T: Reset> Reset for $lock<T> {
             fn reset(&mut self) {
                 self.get_mut()

@@ -14,23 +14,42 @@ pub struct Upload {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Upload {
         #[inline]
         fn reset(&mut self) {
-            <Vec<u8> as ::poolable::Reset>::reset(&mut self.data);
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.data);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize.saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.data))
+            0usize
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.data),
+                )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <Vec<u8> as ::poolable::Reset>::is_reset(&self.data)
+            true
+                && <__PoolableChecked<
+                    Vec<u8>,
+                > as ::poolable::Reset>::is_reset(&self.data)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize.saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.data))
+            0usize
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::used_bytes(&self.data),
+                )
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -40,18 +59,36 @@ const _: () = {
             }
             let level = ::poolable::__private::shrink_level(
                 total,
-                &[<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.data)],
+                &[
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.data),
+                ],
                 max_bytes,
             );
-            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.data, level);
+            <__PoolableChecked<
+                Vec<u8>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.data, level);
         }
     }
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <Vec<u8> as ::poolable::__private::SendField>::OK;
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Upload {
+    impl ::poolable::Poolable for Upload
+    where
+        for<'a> Upload: ::core::marker::Send,
+    {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Upload>> = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::<Upload>::with_new(Upload::with_capacity)
+            static POOL: ::core::mem::ManuallyDrop<
+                ::poolable::Pool<__PoolableChecked<Upload>>,
+            > = ::core::mem::ManuallyDrop::new(
+                ::poolable::Pool::<
+                    __PoolableChecked<Upload>,
+                >::with_new(Upload::with_capacity)
                     .max_retained(64)
                     .max_bytes(1 << 20)
                     .oversize(::poolable::Oversize::Shrink)
@@ -69,28 +106,43 @@ pub struct Body {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Body {
         #[inline]
         fn reset(&mut self) {
-            <Vec<Vec<u8>> as ::poolable::Reset>::reset(&mut self.chunks);
+            <__PoolableChecked<
+                Vec<Vec<u8>>,
+            > as ::poolable::Reset>::reset(&mut self.chunks);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <Vec<Vec<u8>> as ::poolable::Reset>::heap_bytes(&self.chunks),
+                    <__PoolableChecked<
+                        Vec<Vec<u8>>,
+                    > as ::poolable::Reset>::heap_bytes(&self.chunks),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <Vec<Vec<u8>> as ::poolable::Reset>::is_reset(&self.chunks)
+            true
+                && <__PoolableChecked<
+                    Vec<Vec<u8>>,
+                > as ::poolable::Reset>::is_reset(&self.chunks)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <Vec<Vec<u8>> as ::poolable::Reset>::used_bytes(&self.chunks),
+                    <__PoolableChecked<
+                        Vec<Vec<u8>>,
+                    > as ::poolable::Reset>::used_bytes(&self.chunks),
                 )
         }
         #[inline]
@@ -101,19 +153,35 @@ const _: () = {
             }
             let level = ::poolable::__private::shrink_level(
                 total,
-                &[<Vec<Vec<u8>> as ::poolable::Reset>::heap_bytes(&self.chunks)],
+                &[
+                    <__PoolableChecked<
+                        Vec<Vec<u8>>,
+                    > as ::poolable::Reset>::heap_bytes(&self.chunks),
+                ],
                 max_bytes,
             );
-            <Vec<Vec<u8>> as ::poolable::Reset>::shrink_heap(&mut self.chunks, level);
+            <__PoolableChecked<
+                Vec<Vec<u8>>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.chunks, level);
         }
     }
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Body {
+    impl ::poolable::Poolable for Body
+    where
+        for<'a> Body: ::core::marker::Send,
+    {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Body>> = ::core::mem::ManuallyDrop::new(
+            static POOL: ::core::mem::ManuallyDrop<
+                ::poolable::Pool<__PoolableChecked<Body>>,
+            > = ::core::mem::ManuallyDrop::new(
                 ::poolable::Pool::<
-                    Body,
+                    __PoolableChecked<Body>,
                 >::with_new(
                         <Body as ::poolable::__private::NewByDefault>::new_by_default,
                     )
@@ -132,28 +200,43 @@ pub struct Renamed {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl my_crate::poolable::Reset for Renamed {
         #[inline]
         fn reset(&mut self) {
-            <String as my_crate::poolable::Reset>::reset(&mut self.buf);
+            <__PoolableChecked<
+                String,
+            > as my_crate::poolable::Reset>::reset(&mut self.buf);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <String as my_crate::poolable::Reset>::heap_bytes(&self.buf),
+                    <__PoolableChecked<
+                        String,
+                    > as my_crate::poolable::Reset>::heap_bytes(&self.buf),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <String as my_crate::poolable::Reset>::is_reset(&self.buf)
+            true
+                && <__PoolableChecked<
+                    String,
+                > as my_crate::poolable::Reset>::is_reset(&self.buf)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <String as my_crate::poolable::Reset>::used_bytes(&self.buf),
+                    <__PoolableChecked<
+                        String,
+                    > as my_crate::poolable::Reset>::used_bytes(&self.buf),
                 )
         }
         #[inline]
@@ -164,19 +247,35 @@ const _: () = {
             }
             let level = my_crate::poolable::__private::shrink_level(
                 total,
-                &[<String as my_crate::poolable::Reset>::heap_bytes(&self.buf)],
+                &[
+                    <__PoolableChecked<
+                        String,
+                    > as my_crate::poolable::Reset>::heap_bytes(&self.buf),
+                ],
                 max_bytes,
             );
-            <String as my_crate::poolable::Reset>::shrink_heap(&mut self.buf, level);
+            <__PoolableChecked<
+                String,
+            > as my_crate::poolable::Reset>::shrink_heap(&mut self.buf, level);
         }
     }
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <String as my_crate::poolable::__private::SendField>::OK;
+    type __PoolableChecked<T> = <T as my_crate::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
     #[automatically_derived]
-    impl my_crate::poolable::Poolable for Renamed {
+    impl my_crate::poolable::Poolable for Renamed
+    where
+        for<'a> Renamed: ::core::marker::Send,
+    {
         #[inline]
         fn pool() -> &'static my_crate::poolable::Pool<Self> {
-            static POOL: ::core::mem::ManuallyDrop<my_crate::poolable::Pool<Renamed>> = ::core::mem::ManuallyDrop::new(
+            static POOL: ::core::mem::ManuallyDrop<
+                my_crate::poolable::Pool<__PoolableChecked<Renamed>>,
+            > = ::core::mem::ManuallyDrop::new(
                 my_crate::poolable::Pool::<
-                    Renamed,
+                    __PoolableChecked<Renamed>,
                 >::with_new(
                     <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
                 ),

@@ -27,7 +27,13 @@ pub struct Fields {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Fields {
         #[inline]
         fn reset(&mut self) {
@@ -38,9 +44,9 @@ const _: () = {
                 let reset: fn(&mut u32) = reset_to_seven;
                 reset(field);
             }
-            <Vec<u8> as ::poolable::Reset>::reset(&mut self.body);
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.body);
             <Vec<u8> as ::poolable::Shrink>::shrink_to(&mut self.body, 1024);
-            <Vec<u8> as ::poolable::Reset>::reset(&mut self.token);
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.token);
             {
                 let field = &mut self.table;
                 let reset: fn(&mut Table) = Table::clear;
@@ -50,8 +56,16 @@ const _: () = {
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.body))
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.token))
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.body),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.token),
+                )
                 .saturating_add({
                     let measure: fn(&Table) -> usize = measure;
                     measure(&self.table)
@@ -70,8 +84,13 @@ const _: () = {
                 && {
                     let check: fn(&u32) -> bool = is_seven;
                     check(&self.seven)
-                } && <Vec<u8> as ::poolable::Reset>::is_reset(&self.body)
-                && <Vec<u8> as ::poolable::Reset>::is_reset(&self.token)
+                }
+                && <__PoolableChecked<
+                    Vec<u8>,
+                > as ::poolable::Reset>::is_reset(&self.body)
+                && <__PoolableChecked<
+                    Vec<u8>,
+                > as ::poolable::Reset>::is_reset(&self.token)
                 && {
                     #[allow(unused_imports)]
                     use ::poolable::__private::{
@@ -83,8 +102,16 @@ const _: () = {
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.body))
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.token))
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::used_bytes(&self.body),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::used_bytes(&self.token),
+                )
                 .saturating_add({
                     let measure: fn(&Table) -> usize = measure;
                     measure(&self.table)
@@ -99,13 +126,21 @@ const _: () = {
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
-                    <Vec<u8> as ::poolable::Reset>::heap_bytes(&self.body),
-                    <Vec<u8> as ::poolable::Reset>::heap_bytes(&self.token),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.body),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.token),
                 ],
                 max_bytes,
             );
-            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.body, level);
-            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.token, level);
+            <__PoolableChecked<
+                Vec<u8>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.body, level);
+            <__PoolableChecked<
+                Vec<u8>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.token, level);
         }
     }
     #[automatically_derived]
@@ -114,13 +149,28 @@ const _: () = {
             <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut self.token);
         }
     }
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <std::time::Instant as ::poolable::__private::SendField>::OK
+        & <State as ::poolable::__private::SendField>::OK
+        & <u32 as ::poolable::__private::SendField>::OK
+        & <Vec<u8> as ::poolable::__private::SendField>::OK
+        & <Vec<u8> as ::poolable::__private::SendField>::OK
+        & <Table as ::poolable::__private::SendField>::OK;
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Fields {
+    impl ::poolable::Poolable for Fields
+    where
+        for<'a> Fields: ::core::marker::Send,
+    {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Fields>> = ::core::mem::ManuallyDrop::new(
+            static POOL: ::core::mem::ManuallyDrop<
+                ::poolable::Pool<__PoolableChecked<Fields>>,
+            > = ::core::mem::ManuallyDrop::new(
                 ::poolable::Pool::<
-                    Fields,
+                    __PoolableChecked<Fields>,
                 >::with_new(
                     <Fields as ::poolable::__private::NewByDefault>::new_by_default,
                 ),

@@ -10,6 +10,11 @@ pub struct Wrapper<T> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
     impl<T> ::poolable::Reset for Wrapper<T>
     where
@@ -17,19 +22,32 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
-            <Vec<T> as ::poolable::Reset>::reset(&mut self.items);
+            <__PoolableChecked<Vec<T>> as ::poolable::Reset>::reset(&mut self.items);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize.saturating_add(<Vec<T> as ::poolable::Reset>::heap_bytes(&self.items))
+            0usize
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<T>,
+                    > as ::poolable::Reset>::heap_bytes(&self.items),
+                )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <Vec<T> as ::poolable::Reset>::is_reset(&self.items)
+            true
+                && <__PoolableChecked<
+                    Vec<T>,
+                > as ::poolable::Reset>::is_reset(&self.items)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize.saturating_add(<Vec<T> as ::poolable::Reset>::used_bytes(&self.items))
+            0usize
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<T>,
+                    > as ::poolable::Reset>::used_bytes(&self.items),
+                )
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -39,10 +57,16 @@ const _: () = {
             }
             let level = ::poolable::__private::shrink_level(
                 total,
-                &[<Vec<T> as ::poolable::Reset>::heap_bytes(&self.items)],
+                &[
+                    <__PoolableChecked<
+                        Vec<T>,
+                    > as ::poolable::Reset>::heap_bytes(&self.items),
+                ],
                 max_bytes,
             );
-            <Vec<T> as ::poolable::Reset>::shrink_heap(&mut self.items, level);
+            <__PoolableChecked<
+                Vec<T>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.items, level);
         }
     }
     #[automatically_derived]
@@ -74,32 +98,56 @@ pub struct Tagged<U: Send + 'static> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
     impl<U: Send + 'static> ::poolable::Reset for Tagged<U> {
         #[inline]
         fn reset(&mut self) {
-            <Vec<u8> as ::poolable::Reset>::reset(&mut self.bytes);
-            <PhantomData<U> as ::poolable::Reset>::reset(&mut self.unit);
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.bytes);
+            <__PoolableChecked<
+                PhantomData<U>,
+            > as ::poolable::Reset>::reset(&mut self.unit);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.bytes))
                 .saturating_add(
-                    <PhantomData<U> as ::poolable::Reset>::heap_bytes(&self.unit),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.bytes),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        PhantomData<U>,
+                    > as ::poolable::Reset>::heap_bytes(&self.unit),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <Vec<u8> as ::poolable::Reset>::is_reset(&self.bytes)
-                && <PhantomData<U> as ::poolable::Reset>::is_reset(&self.unit)
+            true
+                && <__PoolableChecked<
+                    Vec<u8>,
+                > as ::poolable::Reset>::is_reset(&self.bytes)
+                && <__PoolableChecked<
+                    PhantomData<U>,
+                > as ::poolable::Reset>::is_reset(&self.unit)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.bytes))
                 .saturating_add(
-                    <PhantomData<U> as ::poolable::Reset>::used_bytes(&self.unit),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::used_bytes(&self.bytes),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        PhantomData<U>,
+                    > as ::poolable::Reset>::used_bytes(&self.unit),
                 )
         }
         #[inline]
@@ -111,13 +159,21 @@ const _: () = {
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
-                    <Vec<u8> as ::poolable::Reset>::heap_bytes(&self.bytes),
-                    <PhantomData<U> as ::poolable::Reset>::heap_bytes(&self.unit),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.bytes),
+                    <__PoolableChecked<
+                        PhantomData<U>,
+                    > as ::poolable::Reset>::heap_bytes(&self.unit),
                 ],
                 max_bytes,
             );
-            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.bytes, level);
-            <PhantomData<U> as ::poolable::Reset>::shrink_heap(&mut self.unit, level);
+            <__PoolableChecked<
+                Vec<u8>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.bytes, level);
+            <__PoolableChecked<
+                PhantomData<U>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.unit, level);
         }
     }
     #[automatically_derived]
@@ -140,6 +196,11 @@ pub struct Bounded<'a, T> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
     impl<'a, T> ::poolable::Reset for Bounded<'a, T>
     where
@@ -147,24 +208,33 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
-            <&'a mut T as ::poolable::Reset>::reset(&mut self.borrowed);
+            <__PoolableChecked<
+                &'a mut T,
+            > as ::poolable::Reset>::reset(&mut self.borrowed);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <&'a mut T as ::poolable::Reset>::heap_bytes(&self.borrowed),
+                    <__PoolableChecked<
+                        &'a mut T,
+                    > as ::poolable::Reset>::heap_bytes(&self.borrowed),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <&'a mut T as ::poolable::Reset>::is_reset(&self.borrowed)
+            true
+                && <__PoolableChecked<
+                    &'a mut T,
+                > as ::poolable::Reset>::is_reset(&self.borrowed)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
                 .saturating_add(
-                    <&'a mut T as ::poolable::Reset>::used_bytes(&self.borrowed),
+                    <__PoolableChecked<
+                        &'a mut T,
+                    > as ::poolable::Reset>::used_bytes(&self.borrowed),
                 )
         }
         #[inline]
@@ -175,10 +245,16 @@ const _: () = {
             }
             let level = ::poolable::__private::shrink_level(
                 total,
-                &[<&'a mut T as ::poolable::Reset>::heap_bytes(&self.borrowed)],
+                &[
+                    <__PoolableChecked<
+                        &'a mut T,
+                    > as ::poolable::Reset>::heap_bytes(&self.borrowed),
+                ],
                 max_bytes,
             );
-            <&'a mut T as ::poolable::Reset>::shrink_heap(&mut self.borrowed, level);
+            <__PoolableChecked<
+                &'a mut T,
+            > as ::poolable::Reset>::shrink_heap(&mut self.borrowed, level);
         }
     }
 };

@@ -9,39 +9,61 @@ pub struct Request {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Request {
         #[inline]
         fn reset(&mut self) {
-            <u64 as ::poolable::Reset>::reset(&mut self.id);
-            <String as ::poolable::Reset>::reset(&mut self.path);
-            <Vec<(String, String)> as ::poolable::Reset>::reset(&mut self.headers);
+            <__PoolableChecked<u64> as ::poolable::Reset>::reset(&mut self.id);
+            <__PoolableChecked<String> as ::poolable::Reset>::reset(&mut self.path);
+            <__PoolableChecked<
+                Vec<(String, String)>,
+            > as ::poolable::Reset>::reset(&mut self.headers);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
-                .saturating_add(<u64 as ::poolable::Reset>::heap_bytes(&self.id))
-                .saturating_add(<String as ::poolable::Reset>::heap_bytes(&self.path))
                 .saturating_add(
-                    <Vec<
-                        (String, String),
+                    <__PoolableChecked<u64> as ::poolable::Reset>::heap_bytes(&self.id),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        String,
+                    > as ::poolable::Reset>::heap_bytes(&self.path),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<(String, String)>,
                     > as ::poolable::Reset>::heap_bytes(&self.headers),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <u64 as ::poolable::Reset>::is_reset(&self.id)
-                && <String as ::poolable::Reset>::is_reset(&self.path)
-                && <Vec<(String, String)> as ::poolable::Reset>::is_reset(&self.headers)
+            true && <__PoolableChecked<u64> as ::poolable::Reset>::is_reset(&self.id)
+                && <__PoolableChecked<String> as ::poolable::Reset>::is_reset(&self.path)
+                && <__PoolableChecked<
+                    Vec<(String, String)>,
+                > as ::poolable::Reset>::is_reset(&self.headers)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
-                .saturating_add(<u64 as ::poolable::Reset>::used_bytes(&self.id))
-                .saturating_add(<String as ::poolable::Reset>::used_bytes(&self.path))
                 .saturating_add(
-                    <Vec<
-                        (String, String),
+                    <__PoolableChecked<u64> as ::poolable::Reset>::used_bytes(&self.id),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        String,
+                    > as ::poolable::Reset>::used_bytes(&self.path),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<(String, String)>,
                     > as ::poolable::Reset>::used_bytes(&self.headers),
                 )
         }
@@ -54,28 +76,46 @@ const _: () = {
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
-                    <u64 as ::poolable::Reset>::heap_bytes(&self.id),
-                    <String as ::poolable::Reset>::heap_bytes(&self.path),
-                    <Vec<
-                        (String, String),
+                    <__PoolableChecked<u64> as ::poolable::Reset>::heap_bytes(&self.id),
+                    <__PoolableChecked<
+                        String,
+                    > as ::poolable::Reset>::heap_bytes(&self.path),
+                    <__PoolableChecked<
+                        Vec<(String, String)>,
                     > as ::poolable::Reset>::heap_bytes(&self.headers),
                 ],
                 max_bytes,
             );
-            <u64 as ::poolable::Reset>::shrink_heap(&mut self.id, level);
-            <String as ::poolable::Reset>::shrink_heap(&mut self.path, level);
-            <Vec<
-                (String, String),
+            <__PoolableChecked<
+                u64,
+            > as ::poolable::Reset>::shrink_heap(&mut self.id, level);
+            <__PoolableChecked<
+                String,
+            > as ::poolable::Reset>::shrink_heap(&mut self.path, level);
+            <__PoolableChecked<
+                Vec<(String, String)>,
             > as ::poolable::Reset>::shrink_heap(&mut self.headers, level);
         }
     }
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <u64 as ::poolable::__private::SendField>::OK
+        & <String as ::poolable::__private::SendField>::OK
+        & <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Request {
+    impl ::poolable::Poolable for Request
+    where
+        for<'a> Request: ::core::marker::Send,
+    {
         #[inline]
         fn pool() -> &'static ::poolable::Pool<Self> {
-            static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Request>> = ::core::mem::ManuallyDrop::new(
+            static POOL: ::core::mem::ManuallyDrop<
+                ::poolable::Pool<__PoolableChecked<Request>>,
+            > = ::core::mem::ManuallyDrop::new(
                 ::poolable::Pool::<
-                    Request,
+                    __PoolableChecked<Request>,
                 >::with_new(
                     <Request as ::poolable::__private::NewByDefault>::new_by_default,
                 ),
@@ -90,29 +130,53 @@ pub struct Pair(Vec<u8>, Option<u32>);
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
+    mod __poolable_unchecked {
+        pub type __PoolableChecked<T> = T;
+    }
+    #[allow(unused_imports)]
+    use __poolable_unchecked::*;
     #[automatically_derived]
+    #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Pair {
         #[inline]
         fn reset(&mut self) {
-            <Vec<u8> as ::poolable::Reset>::reset(&mut self.0);
-            <Option<u32> as ::poolable::Reset>::reset(&mut self.1);
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.0);
+            <__PoolableChecked<Option<u32>> as ::poolable::Reset>::reset(&mut self.1);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::heap_bytes(&self.0))
-                .saturating_add(<Option<u32> as ::poolable::Reset>::heap_bytes(&self.1))
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.0),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Option<u32>,
+                    > as ::poolable::Reset>::heap_bytes(&self.1),
+                )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <Vec<u8> as ::poolable::Reset>::is_reset(&self.0)
-                && <Option<u32> as ::poolable::Reset>::is_reset(&self.1)
+            true && <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::is_reset(&self.0)
+                && <__PoolableChecked<
+                    Option<u32>,
+                > as ::poolable::Reset>::is_reset(&self.1)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
             0usize
-                .saturating_add(<Vec<u8> as ::poolable::Reset>::used_bytes(&self.0))
-                .saturating_add(<Option<u32> as ::poolable::Reset>::used_bytes(&self.1))
+                .saturating_add(
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::used_bytes(&self.0),
+                )
+                .saturating_add(
+                    <__PoolableChecked<
+                        Option<u32>,
+                    > as ::poolable::Reset>::used_bytes(&self.1),
+                )
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -123,13 +187,21 @@ const _: () = {
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
-                    <Vec<u8> as ::poolable::Reset>::heap_bytes(&self.0),
-                    <Option<u32> as ::poolable::Reset>::heap_bytes(&self.1),
+                    <__PoolableChecked<
+                        Vec<u8>,
+                    > as ::poolable::Reset>::heap_bytes(&self.0),
+                    <__PoolableChecked<
+                        Option<u32>,
+                    > as ::poolable::Reset>::heap_bytes(&self.1),
                 ],
                 max_bytes,
             );
-            <Vec<u8> as ::poolable::Reset>::shrink_heap(&mut self.0, level);
-            <Option<u32> as ::poolable::Reset>::shrink_heap(&mut self.1, level);
+            <__PoolableChecked<
+                Vec<u8>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.0, level);
+            <__PoolableChecked<
+                Option<u32>,
+            > as ::poolable::Reset>::shrink_heap(&mut self.1, level);
         }
     }
 };

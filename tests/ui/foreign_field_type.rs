@@ -1,0 +1,10 @@
+use poolable::Poolable;
+use std::time::Instant;
+
+#[derive(Poolable, Default)]
+struct Request {
+    body: String,
+    started: Instant,
+}
+
+fn main() {}
