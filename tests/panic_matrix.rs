@@ -4,79 +4,31 @@
 //! keeps working, no value or byte leaks, and the counters still balance.
 //!
 //! Leaks are measured with a counting `#[global_allocator]` (live bytes per
-//! thread, so tests running in parallel do not disturb each other) and a
-//! per-thread count of live `Job` instances. Every test runs on one thread
-//! and uses its own pool.
+//! thread, so tests running in parallel do not disturb each other:
+//! `common/live_bytes.rs`) and a per-thread count of live `Job` instances.
+//! Every test runs on one thread and uses its own pool.
 //!
 //! Under `panic = "abort"` none of this applies: the first panic ends the
 //! process, no guard is dropped during unwinding, and `dropped_panic` stays 0.
 
+mod common {
+    pub mod live_bytes;
+}
+
+use common::live_bytes::live_bytes;
 use poolable::{Pool, Poolable, Pooled, Reset, Stats};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
 // ---------------------------------------------------------------------------
-// Counting allocator: live heap bytes allocated by the current thread.
-
-struct Counting;
+// Per-thread counts: live `Job`s (live heap bytes: `common::live_bytes`), and
+// the switches that arm the planned panics.
 
 std::thread_local! {
-    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
     static LIVE_JOBS: Cell<isize> = const { Cell::new(0) };
     static ARM_NEW: Cell<bool> = const { Cell::new(false) };
     static ARM_RESET: Cell<bool> = const { Cell::new(false) };
-}
-
-fn add_live(delta: isize) {
-    // A const-initialised `Cell` has no destructor, so it is reachable even
-    // while the thread's other thread-locals are being torn down.
-    let _ = LIVE_BYTES.try_with(|live| live.set(live.get() + delta));
-}
-
-// SAFETY: every method forwards to `System` unchanged and only adds
-// bookkeeping that does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            add_live(layout.size() as isize);
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            add_live(layout.size() as isize);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) };
-        add_live(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            add_live(new_size as isize - layout.size() as isize);
-        }
-        new
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn live_bytes() -> isize {
-    LIVE_BYTES.with(Cell::get)
 }
 
 fn live_jobs() -> isize {
