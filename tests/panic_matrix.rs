@@ -12,14 +12,19 @@
 //! process, no guard is dropped during unwinding, and `dropped_panic` stays 0.
 
 mod common {
+    pub mod bomb;
+    pub mod child_process;
     pub mod live_bytes;
+    pub mod planned_panic;
 }
 
+use common::bomb::Bomb;
+use common::child_process::in_child;
 use common::live_bytes::live_bytes;
+use common::planned_panic::{PLANNED, planned_panic, quiet_planned_panics};
 use poolable::{Pool, Poolable, Pooled, Reset, Stats};
 use std::cell::Cell;
-use std::panic::{self, AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 // ---------------------------------------------------------------------------
 // Per-thread counts: live `Job`s (live heap bytes: `common::live_bytes`), and
@@ -36,29 +41,7 @@ fn live_jobs() -> isize {
 }
 
 // ---------------------------------------------------------------------------
-// Planned panics.
-
-/// The payload of every panic this file raises on purpose.
-const PLANNED: &str = "planned panic";
-
-/// Silence the planned panics, and only those (a failing assertion still
-/// prints). Installed before any measurement, so the hook's own allocation
-/// is not counted.
-fn quiet_planned_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&PLANNED) {
-                default(info);
-            }
-        }));
-    });
-}
-
-fn planned_panic() -> ! {
-    panic::panic_any(PLANNED)
-}
+// Planned panics (`common/planned_panic.rs`).
 
 /// Run `f`, which must panic with the planned payload.
 fn expect_planned_panic(f: impl FnOnce()) {
@@ -82,25 +65,6 @@ impl Live {
 impl Drop for Live {
     fn drop(&mut self) {
         let _ = LIVE_JOBS.try_with(|n| n.set(n.get() - 1));
-    }
-}
-
-/// A field whose `Drop` panics once when armed (not while unwinding, which
-/// would abort). Its reset keeps it armed, so the pool drops it armed.
-#[derive(Default)]
-struct Bomb {
-    armed: bool,
-}
-
-impl Reset for Bomb {
-    fn reset(&mut self) {}
-}
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        if std::mem::take(&mut self.armed) && !std::thread::panicking() {
-            planned_panic();
-        }
     }
 }
 
@@ -496,12 +460,13 @@ fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_retained_bytes_exac
 //    a thread-local destructor aborts the process, so this runs in a child
 //    process.
 
-const CHILD: &str = "POOLABLE_PANIC_MATRIX_CHILD";
-
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
-    if std::env::var_os(CHILD).is_some() {
+    if in_child(
+        "panic_in_field_drop_at_thread_exit_does_not_abort_the_process",
+        &[],
+    ) {
         quiet_planned_panics();
         // No room in the shards (`max_retained` below one cache), so the
         // exiting thread's cache drops the armed value itself.
@@ -512,22 +477,5 @@ fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
             job.bomb.armed = true;
         });
         let _ = worker.join();
-        return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "panic_in_field_drop_at_thread_exit_does_not_abort_the_process",
-            "--include-ignored",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the child process died: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
