@@ -12,17 +12,19 @@
 //! process, no guard is dropped during unwinding, and `dropped_panic` stays 0.
 
 mod common {
+    pub mod balance;
     pub mod bomb;
     pub mod child_process;
     pub mod live_bytes;
     pub mod planned_panic;
 }
 
+use common::balance::assert_balanced;
 use common::bomb::Bomb;
 use common::child_process::in_child;
 use common::live_bytes::live_bytes;
 use common::planned_panic::{PLANNED, planned_panic, quiet_planned_panics};
-use poolable::{Pool, Poolable, Pooled, Reset, Stats};
+use poolable::{Pool, Poolable, Pooled, Reset};
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -156,27 +158,6 @@ fn assert_nothing_leaked<T: Reset + Send>(pool: &Pool<T>, scenario: impl Fn()) {
     assert_eq!(jobs, 0, "values leaked by one run");
     assert_eq!(live_jobs(), jobs_before, "values left alive after clear()");
     assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
-}
-
-/// Every value ends in exactly one place. `put_back` counts detached values
-/// handed back with `put` (each is one more return and one more value).
-fn assert_balanced(stats: Stats, held: u64, put_back: u64) {
-    assert_eq!(
-        stats.misses + put_back,
-        stats.retained as u64
-            + held
-            + stats.dropped_oversize
-            + stats.dropped_full
-            + stats.dropped_panic
-            + stats.dropped_idle
-            + stats.detached,
-        "misses + put_back == retained + held + dropped_* + detached: {stats}"
-    );
-    assert_eq!(
-        stats.gets + put_back,
-        stats.puts + held + stats.detached + stats.dropped_panic,
-        "gets + put_back == puts + held + detached + dropped_panic: {stats}"
-    );
 }
 
 /// get / put / into_inner / trim / stats all still behave (one value is
