@@ -8,10 +8,16 @@
 //! binary leaves unused; to find it, make the module private in each bench and
 //! look for items warned about in all of them.)
 
+pub mod contender;
+
+use contender::{
+    Boxed, Contender, Floor, LfLinear, LfSpinLock, ObjectPool, Opool, OpoolAlloc, Plain,
+    PoolsharkGlobal, PoolsharkLocal, ShardedSlab, ThreadLocal,
+};
 use lockfree_object_pool::{LinearObjectPool, SpinLockObjectPool};
 use poolable::{Pool, Poolable, RecycleOption, RecycleVec, Reset};
 use std::cell::Cell;
-use std::hint::black_box;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 use std::sync::Barrier;
@@ -161,36 +167,34 @@ peer_traits!(RecycledRequest);
 
 // --------------------------------------------------------------- contenders
 
-/// One contender: an allocation strategy.
+/// One contender (an allocation strategy) by name: what the benches list and
+/// the tables key on. Each is a type in [`contender`], which says what it
+/// does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Raw single-slot floor: a `thread_local!` `Cell<*mut T>`, the same
-    /// reset, no size cap. Nothing can hand out and take back a value with
-    /// less work; workload 0 only.
+    /// [`Floor`]: the raw single-slot floor; workload 0 only.
     Floor,
-    /// A fresh value per operation, dropped at the end.
+    /// [`Plain`]: a fresh value per operation.
     Plain,
-    /// A fresh `Box::new` value per operation (the pools hand out boxed
-    /// values too); workload 0 only.
+    /// [`Boxed`]: a fresh `Box::new` value per operation; workload 0 only.
     Boxed,
-    /// Hand-written `thread_local!` single-slot cache doing the same reset
-    /// and size check: the baseline.
+    /// [`ThreadLocal`]: the hand-written single-slot cache, the baseline.
     ThreadLocal,
-    /// poolable: `T::pool()` for derived types, a `static Pool<Vec<u8>>` for buffers.
+    /// [`contender::Poolable`].
     Poolable,
-    /// object-pool 0.6 (`Mutex<Vec<T>>`, no reset hook: reset by hand).
+    /// [`ObjectPool`].
     ObjectPool,
-    /// lockfree-object-pool 0.1 `LinearObjectPool`.
+    /// [`LfLinear`].
     LfLinear,
-    /// lockfree-object-pool 0.1 `SpinLockObjectPool`.
+    /// [`LfSpinLock`].
     LfSpinLock,
-    /// opool 0.2 (`ArrayQueue`, reset on get, `is_valid` used as the size cap).
+    /// [`Opool`].
     Opool,
-    /// sharded-slab 0.1 `Pool` (create, then `clear(key)`).
+    /// [`ShardedSlab`].
     ShardedSlab,
-    /// poolshark 0.2 `local::LPooled` (per-thread pools keyed by type).
+    /// [`PoolsharkLocal`].
     PoolsharkLocal,
-    /// poolshark 0.2 `global::Pool` (lock-free queue, values return to their pool).
+    /// [`PoolsharkGlobal`].
     PoolsharkGlobal,
 }
 
@@ -240,38 +244,79 @@ impl Kind {
     }
 }
 
-/// opool's allocator: constructor, the shared reset, and the size cap.
-pub struct OpoolAlloc<T> {
-    new: fn() -> T,
-    cap: usize,
-}
-
-impl<T: Reset> opool::PoolAllocator<T> for OpoolAlloc<T> {
-    #[inline]
-    fn reset(&self, obj: &mut T) {
-        Reset::reset(obj);
-    }
-    #[inline]
-    fn allocate(&self) -> T {
-        (self.new)()
-    }
-    #[inline]
-    fn is_valid(&self, obj: &T) -> bool {
-        obj.heap_bytes() <= self.cap
-    }
-}
-
 /// Every contender for one item type, each with its own pool.
 pub struct Contenders<T: Item> {
-    new: fn() -> T,
-    cap: usize,
-    poolable: &'static Pool<T>,
-    object_pool: object_pool::Pool<T>,
-    lf_linear: LinearObjectPool<T>,
-    lf_spin: SpinLockObjectPool<T>,
-    opool: opool::Pool<OpoolAlloc<T>, T>,
-    slab: sharded_slab::Pool<T>,
-    ps_global: poolshark::global::Pool<T>,
+    floor: Floor<T>,
+    plain: Plain<T>,
+    boxed: Boxed<T>,
+    thread_local: ThreadLocal<T>,
+    poolable: contender::Poolable<T>,
+    object_pool: ObjectPool<T>,
+    lf_linear: LfLinear<T>,
+    lf_spin: LfSpinLock<T>,
+    opool: Opool<T>,
+    slab: ShardedSlab<T>,
+    ps_local: PoolsharkLocal<T>,
+    ps_global: PoolsharkGlobal<T>,
+}
+
+/// `$body` with `$c` bound to the contender of `$kind` in `$contenders`: the
+/// one match from kinds to contenders. `$body` is compiled once per
+/// contender type (a closure generic over [`Contender`]), so each arm calls
+/// its contender's methods directly.
+macro_rules! with_contender {
+    ($contenders:expr, $kind:expr, |$c:ident| $body:expr) => {
+        match $kind {
+            Kind::Floor => {
+                let $c = &$contenders.floor;
+                $body
+            }
+            Kind::Plain => {
+                let $c = &$contenders.plain;
+                $body
+            }
+            Kind::Boxed => {
+                let $c = &$contenders.boxed;
+                $body
+            }
+            Kind::ThreadLocal => {
+                let $c = &$contenders.thread_local;
+                $body
+            }
+            Kind::Poolable => {
+                let $c = &$contenders.poolable;
+                $body
+            }
+            Kind::ObjectPool => {
+                let $c = &$contenders.object_pool;
+                $body
+            }
+            Kind::LfLinear => {
+                let $c = &$contenders.lf_linear;
+                $body
+            }
+            Kind::LfSpinLock => {
+                let $c = &$contenders.lf_spin;
+                $body
+            }
+            Kind::Opool => {
+                let $c = &$contenders.opool;
+                $body
+            }
+            Kind::ShardedSlab => {
+                let $c = &$contenders.slab;
+                $body
+            }
+            Kind::PoolsharkLocal => {
+                let $c = &$contenders.ps_local;
+                $body
+            }
+            Kind::PoolsharkGlobal => {
+                let $c = &$contenders.ps_global;
+                $body
+            }
+        }
+    };
 }
 
 impl<T: Item> Contenders<T> {
@@ -284,107 +329,37 @@ impl<T: Item> Contenders<T> {
         poolshark::local::set_size::<T>(RETAIN, cap);
         poolshark::local::clear_type::<T>();
         Contenders {
-            new,
-            cap,
-            poolable,
-            object_pool: object_pool::Pool::new(0, new),
-            lf_linear: LinearObjectPool::new(new, |v: &mut T| Reset::reset(v)),
-            lf_spin: SpinLockObjectPool::new(new, |v: &mut T| Reset::reset(v)),
-            opool: opool::Pool::new(RETAIN, OpoolAlloc { new, cap }),
-            slab: sharded_slab::Pool::new(),
-            ps_global: poolshark::global::Pool::new(RETAIN, cap),
+            floor: Floor { new },
+            plain: Plain { new },
+            boxed: Boxed { new },
+            thread_local: ThreadLocal { new, cap },
+            poolable: contender::Poolable { pool: poolable },
+            object_pool: ObjectPool {
+                pool: object_pool::Pool::new(0, new),
+                new,
+            },
+            lf_linear: LfLinear {
+                pool: LinearObjectPool::new(new, |v: &mut T| Reset::reset(v)),
+            },
+            lf_spin: LfSpinLock {
+                pool: SpinLockObjectPool::new(new, |v: &mut T| Reset::reset(v)),
+            },
+            opool: Opool {
+                pool: opool::Pool::new(RETAIN, OpoolAlloc { new, cap }),
+            },
+            slab: ShardedSlab {
+                pool: sharded_slab::Pool::new(),
+            },
+            ps_local: PoolsharkLocal { item: PhantomData },
+            ps_global: PoolsharkGlobal {
+                pool: poolshark::global::Pool::new(RETAIN, cap),
+            },
         }
     }
 
     /// `n` operations on this thread: take a value, `f(value, i)`, give it back.
-    #[inline(never)]
     pub fn run(&self, kind: Kind, n: u64, f: impl Fn(&mut T, u64)) {
-        match kind {
-            Kind::Floor => {
-                let slot = T::floor_slot();
-                for i in 0..n {
-                    let mut v = floor_take(slot, self.new);
-                    f(&mut v, i);
-                    floor_put(slot, v);
-                }
-            }
-            Kind::Plain => {
-                for i in 0..n {
-                    let mut v = (self.new)();
-                    f(&mut v, i);
-                    drop(black_box(v));
-                }
-            }
-            Kind::Boxed => {
-                for i in 0..n {
-                    let mut v = Box::new((self.new)());
-                    f(&mut v, i);
-                    drop(black_box(v));
-                }
-            }
-            Kind::ThreadLocal => {
-                let slot = T::slot();
-                for i in 0..n {
-                    let mut v = slot
-                        .with(Cell::take)
-                        .unwrap_or_else(|| Box::new((self.new)()));
-                    f(&mut v, i);
-                    tls_put(slot, v, self.cap);
-                }
-            }
-            Kind::Poolable => {
-                for i in 0..n {
-                    let mut v = self.poolable.get();
-                    f(&mut v, i);
-                }
-            }
-            Kind::ObjectPool => {
-                for i in 0..n {
-                    let mut v = self.object_pool.pull(self.new);
-                    f(&mut v, i);
-                    Reset::reset(&mut *v);
-                }
-            }
-            Kind::LfLinear => {
-                for i in 0..n {
-                    let mut v = self.lf_linear.pull();
-                    f(&mut v, i);
-                }
-            }
-            Kind::LfSpinLock => {
-                for i in 0..n {
-                    let mut v = self.lf_spin.pull();
-                    f(&mut v, i);
-                }
-            }
-            Kind::Opool => {
-                for i in 0..n {
-                    let mut v = self.opool.get();
-                    f(&mut v, i);
-                }
-            }
-            Kind::ShardedSlab => {
-                for i in 0..n {
-                    let mut v = self.slab.create().expect("sharded-slab shard full");
-                    f(&mut v, i);
-                    let key = v.key();
-                    drop(v);
-                    self.slab.clear(key);
-                }
-            }
-            Kind::PoolsharkLocal => {
-                for i in 0..n {
-                    let mut v = poolshark::local::LPooled::<T>::take();
-                    f(&mut v, i);
-                }
-            }
-            Kind::PoolsharkGlobal => {
-                for i in 0..n {
-                    let mut v = self.ps_global.take();
-                    f(&mut v, i);
-                }
-            }
-        }
+        with_contender!(self, kind, |c| run_on(c, n, &f))
     }
 
     /// Producer/consumer, as worker bodies for [`with_workers`]: `pairs`
@@ -403,136 +378,11 @@ impl<T: Item> Contenders<T> {
         F: Fn(&mut T, u64) + Sync,
         R: Fn(&T) + Sync,
     {
-        match kind {
-            Kind::Floor => {
-                let slot = T::floor_slot();
-                pipe_bodies(
-                    pairs,
-                    move |i| {
-                        let mut v = floor_take(slot, self.new);
-                        fill(&mut v, i);
-                        v
-                    },
-                    move |v| {
-                        read(&v);
-                        floor_put(slot, v);
-                    },
-                )
-            }
-            Kind::Plain => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = (self.new)();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::Boxed => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = Box::new((self.new)());
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::ThreadLocal => {
-                let slot = T::slot();
-                pipe_bodies(
-                    pairs,
-                    move |i| {
-                        let mut v = slot
-                            .with(Cell::take)
-                            .unwrap_or_else(|| Box::new((self.new)()));
-                        fill(&mut v, i);
-                        v
-                    },
-                    move |v| {
-                        read(&v);
-                        tls_put(slot, v, self.cap);
-                    },
-                )
-            }
-            Kind::Poolable => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.poolable.get();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::ObjectPool => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.object_pool.pull(self.new);
-                    fill(&mut v, i);
-                    v
-                },
-                move |mut v| {
-                    read(&v);
-                    Reset::reset(&mut *v);
-                },
-            ),
-            Kind::LfLinear => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.lf_linear.pull();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::LfSpinLock => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.lf_spin.pull();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::Opool => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.opool.get();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::ShardedSlab => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.slab.create().expect("sharded-slab shard full");
-                    fill(&mut v, i);
-                    v.key()
-                },
-                move |key| {
-                    read(&self.slab.get(key).expect("sharded-slab key vanished"));
-                    self.slab.clear(key);
-                },
-            ),
-            Kind::PoolsharkLocal => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = poolshark::local::LPooled::<T>::take();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-            Kind::PoolsharkGlobal => pipe_bodies(
-                pairs,
-                move |i| {
-                    let mut v = self.ps_global.take();
-                    fill(&mut v, i);
-                    v
-                },
-                move |v| read(&v),
-            ),
-        }
+        with_contender!(self, kind, |c| pipe_bodies(
+            pairs,
+            move |i| c.produce(|v| fill(v, i)),
+            move |sent| c.consume(sent, read),
+        ))
     }
 }
 
@@ -625,6 +475,15 @@ impl ObjContenders {
     }
 }
 
+/// `n` operations of `contender` on this thread: a function of its own for
+/// each contender, whose loop is the contender's alone.
+#[inline(never)]
+fn run_on<T: Item, C: Contender<T>>(contender: &C, n: u64, f: &impl Fn(&mut T, u64)) {
+    for i in 0..n {
+        contender.op(|v| f(v, i));
+    }
+}
+
 /// The producer and consumer bodies of `pairs` channels.
 fn pipe_bodies<'a, G: Send + 'a>(
     pairs: usize,
@@ -647,45 +506,6 @@ fn pipe_bodies<'a, G: Send + 'a>(
         }));
     }
     bodies
-}
-
-/// Take the floor's value, or make one (the floor's get).
-#[inline]
-fn floor_take<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, new: fn() -> T) -> Box<T> {
-    let p = slot.with(|s| s.replace(ptr::null_mut()));
-    if p.is_null() {
-        Box::new(new())
-    } else {
-        // SAFETY: a non-null pointer in the slot came from `Box::into_raw` in
-        // `floor_put` and was owned by the slot; `replace` took it out, so
-        // this is the only owner.
-        unsafe { Box::from_raw(p) }
-    }
-}
-
-/// Reset a value and leave it in the floor's slot (the floor's put).
-#[inline]
-fn floor_put<T: Item>(slot: &'static LocalKey<Cell<*mut T>>, mut v: Box<T>) {
-    Reset::reset(&mut *v);
-    let old = slot.with(|s| s.replace(Box::into_raw(v)));
-    if !old.is_null() {
-        // Only when values cross threads (producer/consumer): the slot held
-        // one already.
-        // SAFETY: as in `floor_take`: `old` came from `Box::into_raw` and the
-        // slot owned it until `replace` took it out.
-        drop(unsafe { Box::from_raw(old) });
-    }
-}
-
-/// Give a value back to the thread-local slot (the baseline's put).
-#[inline]
-fn tls_put<T: Item>(slot: &'static LocalKey<Cell<Option<Box<T>>>>, mut v: Box<T>, cap: usize) {
-    Reset::reset(&mut *v);
-    if v.heap_bytes() <= cap {
-        // A value already in the slot (only possible when a value crossed
-        // threads) is dropped by `set`.
-        slot.with(|s| s.set(Some(v)));
-    }
 }
 
 // ------------------------------------------------------------------ timing
