@@ -6,17 +6,31 @@
 //! with status 1 if poolable allocates in steady state where it must not
 //! (workloads 1-4 and 6).
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod buffers;
+    pub mod mixed;
+    pub mod obj;
+    pub mod pipe;
+    pub mod request;
+    pub mod run;
+    pub mod scratch;
+    pub mod small;
+    pub mod workers;
+}
 
 use poolable::{BufferPool, Pool, Poolable, Stats};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
-use support::{
-    CAP, Contenders, Item, Kind, NO_CAP, ObjContender, ObjContenders, RecycledRequest, Request,
-    Small, with_workers, work,
-};
+use support::contenders::{CAP, Contenders, Item, Kind};
+use support::mixed::{BIG_LEN, NO_CAP};
+use support::obj::{ObjContender, ObjContenders};
+use support::request::{RecycledRequest, Request};
+use support::small::Small;
+use support::workers::with_workers;
+use support::{buffers, mixed, pipe, request, small};
 
 // ------------------------------------------------------- counting allocator
 
@@ -183,7 +197,7 @@ fn memory(cap: &'static str, kind: Kind) -> Memory {
         let m = measure(
             cap,
             kind.id(),
-            || c.run(kind, OPS, work::mixed),
+            || c.run(kind, OPS, mixed::mixed),
             || (kind == Kind::Poolable).then(|| pool.stats()),
         );
         drop(c);
@@ -192,12 +206,12 @@ fn memory(cap: &'static str, kind: Kind) -> Memory {
 }
 
 static CLASSES_CAPPED: BufferPool = BufferPool::new();
-static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
-static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(work::BIG_LEN);
+static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(BIG_LEN);
+static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(BIG_LEN);
 
 /// `memory` for the adaptive cap (`max_bytes_auto` under a 1 MiB ceiling).
 fn auto_cap_memory() -> Memory {
-    let requests = || (0..OPS).for_each(|i| work::mixed(&mut AUTO.get(), i));
+    let requests = || (0..OPS).for_each(|i| mixed::mixed(&mut AUTO.get(), i));
     measure("auto (≤ 1 MiB)", "auto-cap", requests, || {
         Some(AUTO.stats())
     })
@@ -211,7 +225,7 @@ fn buffer_pool_memory(cap: &'static str) -> Memory {
     } else {
         &CLASSES_CAPPED
     };
-    let requests = || (0..OPS).for_each(|i| work::mixed(&mut bufs.get(work::mixed_len(i)), i));
+    let requests = || (0..OPS).for_each(|i| mixed::mixed(&mut bufs.get(mixed::mixed_len(i)), i));
     on_fresh_thread(|| measure(cap, "buffer-pool", requests, || Some(bufs.stats())))
 }
 
@@ -231,41 +245,41 @@ fn main() {
     }
 
     let small = Contenders::new(Small::pool(), Small::default, CAP);
-    single(&mut rows, "1_small_get_drop", &small, work::small);
+    single(&mut rows, "1_small_get_drop", &small, small::small);
 
     let scratch = Contenders::new(&SCRATCH, Vec::new, CAP);
-    single(&mut rows, "2_scratch_2k", &scratch, work::scratch);
+    single(&mut rows, "2_scratch_2k", &scratch, buffers::scratch);
     // Plain is `vec![0; 2048]` per op there.
     for row in rows
         .iter_mut()
         .filter(|r| r.workload == "2_scratch_2k" && r.kind == "plain")
     {
-        work::scratch_fresh(0);
+        buffers::scratch_fresh(0);
         let before = ALLOCS.load(Relaxed);
         for i in 0..OPS {
-            work::scratch_fresh(i);
+            buffers::scratch_fresh(i);
         }
         row.allocs_per_op = (ALLOCS.load(Relaxed) - before) as f64 / OPS as f64;
     }
 
     let builder = Contenders::new(&BUILDER, Vec::new, CAP);
-    single(&mut rows, "3_builder_4k", &builder, work::build);
+    single(&mut rows, "3_builder_4k", &builder, buffers::build);
 
     let record = Contenders::new(&RECORD, Vec::new, CAP);
-    single(&mut rows, "4_record_encode", &record, work::encode);
+    single(&mut rows, "4_record_encode", &record, buffers::encode);
 
     let request = Contenders::new(Request::pool(), Request::default, CAP);
-    single(&mut rows, "5_request", &request, work::request);
+    single(&mut rows, "5_request", &request, request::request);
     let recycled = Contenders::new(RecycledRequest::pool(), RecycledRequest::default, CAP);
     single(
         &mut rows,
         "5_request_recycled",
         &recycled,
-        work::request_recycled,
+        request::request_recycled,
     );
 
     let messages = Contenders::new(&MESSAGES, Vec::new, CAP);
-    let read = |v: &Vec<u8>| work::consume(v);
+    let read = |v: &Vec<u8>| pipe::consume(v);
     let mut pool_notes = Vec::new();
     let mut pipe_churn = false;
     for (pairs, workload) in [
@@ -273,7 +287,7 @@ fn main() {
         (2, "6_producer_consumer 2-to-2"),
     ] {
         for kind in Kind::ALL {
-            let bodies = messages.pipe(kind, pairs, &work::message, &read);
+            let bodies = messages.pipe(kind, pairs, &pipe::message, &read);
             // Counted between runs, while every worker is parked; they exit
             // (and flush their thread caches) only after the second count.
             let (n, stats) = with_workers(bodies, |w| {

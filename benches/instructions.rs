@@ -15,10 +15,14 @@
 //!
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod obj;
+    pub mod run;
+}
 
-use support::{ObjContender, ObjContenders};
+use support::obj::{ObjContender, ObjContenders};
 
 /// Ops before the measured ones: fills the caches and finishes lazy set-up.
 const WARM: u64 = 1_000;
@@ -28,6 +32,11 @@ const WARM: u64 = 1_000;
 #[inline(never)]
 fn measured_ops(contenders: &ObjContenders, contender: ObjContender, n: u64) {
     contenders.run(contender, n);
+}
+
+/// The contender with this id.
+fn from_id(id: &str) -> Option<ObjContender> {
+    ObjContender::ALL.into_iter().find(|c| c.id() == id)
 }
 
 fn usage() -> String {
@@ -53,7 +62,7 @@ fn main() {
             }
         }
         [id, n] => {
-            let (Some(contender), Ok(n)) = (ObjContender::from_id(id), n.parse::<u64>()) else {
+            let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
                 eprintln!("{}", usage());
                 std::process::exit(2);
             };

@@ -7,18 +7,27 @@
 //! ceiling (`max_bytes_auto`), in the capped column: it must find a cap
 //! that drops the big buffers by itself.
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod harness;
+    pub mod mixed;
+    pub mod run;
+    pub mod scratch;
+    pub mod timing;
+}
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use poolable::{BufferPool, Pool};
-use support::{CAP, Contenders, Kind, NO_CAP, work};
+use support::contenders::{CAP, Contenders, Kind};
+use support::mixed::{BIG_LEN, NO_CAP, mixed, mixed_len};
+use support::timing::{bench_kinds, timed};
 
 static CAPPED: Pool<Vec<u8>> = Pool::new();
 static UNCAPPED: Pool<Vec<u8>> = Pool::new().max_bytes(NO_CAP);
 static CLASSES_CAPPED: BufferPool = BufferPool::new();
-static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(work::BIG_LEN);
-static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(work::BIG_LEN);
+static CLASSES_UNCAPPED: BufferPool = BufferPool::new().max_bytes(BIG_LEN);
+static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(BIG_LEN);
 
 /// Bench the `BufferPool` contender under `param`.
 fn buffer_pool(
@@ -28,16 +37,16 @@ fn buffer_pool(
 ) {
     g.bench_function(criterion::BenchmarkId::new("buffer-pool", param), |b| {
         b.iter_custom(|n| {
-            support::timed(|| {
+            timed(|| {
                 for i in 0..n {
-                    work::mixed(&mut bufs.get(work::mixed_len(i)), i);
+                    mixed(&mut bufs.get(mixed_len(i)), i);
                 }
             })
         })
     });
 }
 
-fn mixed(c: &mut Criterion) {
+fn mixed_sizes(c: &mut Criterion) {
     let mut g = c.benchmark_group("7_mixed_sizes");
     g.throughput(Throughput::Elements(1));
     {
@@ -46,13 +55,13 @@ fn mixed(c: &mut Criterion) {
             .into_iter()
             .filter(|&k| k.has_cap() || k == Kind::Plain)
             .collect();
-        support::bench_kinds(&mut g, "cap 64 KiB", &peers, &kinds, work::mixed);
+        bench_kinds(&mut g, "cap 64 KiB", &peers, &kinds, mixed);
         buffer_pool(&mut g, "cap 64 KiB", &CLASSES_CAPPED);
         g.bench_function(criterion::BenchmarkId::new("auto-cap", "cap 64 KiB"), |b| {
             b.iter_custom(|n| {
-                support::timed(|| {
+                timed(|| {
                     for i in 0..n {
-                        work::mixed(&mut AUTO.get(), i);
+                        mixed(&mut AUTO.get(), i);
                     }
                 })
             })
@@ -60,7 +69,7 @@ fn mixed(c: &mut Criterion) {
     }
     {
         let peers = Contenders::new(&UNCAPPED, Vec::new, NO_CAP);
-        support::bench_kinds(&mut g, "cap off", &peers, &Kind::ALL, work::mixed);
+        bench_kinds(&mut g, "cap off", &peers, &Kind::ALL, mixed);
         buffer_pool(&mut g, "cap off", &CLASSES_UNCAPPED);
     }
     g.finish();
@@ -68,7 +77,7 @@ fn mixed(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = support::criterion();
-    targets = mixed
+    config = support::harness::criterion();
+    targets = mixed_sizes
 }
 criterion_main!(benches);

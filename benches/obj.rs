@@ -5,11 +5,19 @@
 //! without a derive, a generic derived type, the `thread_local!` baseline,
 //! the raw single-slot floor, `Box::new` per op and the peers.
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod harness;
+    pub mod obj;
+    pub mod run;
+    pub mod threads;
+    pub mod workers;
+}
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use support::{ObjContender, ObjContenders};
+use support::obj::{ObjContender, ObjContenders};
+use support::threads::{bench_workers, split};
 
 fn obj(c: &mut Criterion) {
     let contenders = ObjContenders::default();
@@ -18,10 +26,10 @@ fn obj(c: &mut Criterion) {
     for (threads, param) in [(1, "1 thread"), (2, "2 threads")] {
         for contender in ObjContender::ALL {
             let op = |n| contenders.run(contender, n);
-            support::bench_workers(
+            bench_workers(
                 &mut g,
                 BenchmarkId::new(contender.id(), param),
-                support::split(threads, &op),
+                split(threads, &op),
             );
         }
     }
@@ -30,7 +38,7 @@ fn obj(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = support::criterion();
+    config = support::harness::criterion();
     targets = obj
 }
 criterion_main!(benches);

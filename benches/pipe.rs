@@ -3,12 +3,20 @@
 //! 1 producer -> 1 consumer, and 2 such pairs at once, on persistent threads
 //! (spawned once per benchmark function). Time per message.
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod harness;
+    pub mod pipe;
+    pub mod threads;
+    pub mod workers;
+}
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Pool;
-use support::{CAP, Contenders, Kind, work};
+use support::contenders::{CAP, Contenders, Kind};
+use support::pipe::{consume, message};
+use support::threads::bench_workers;
 
 static MESSAGES: Pool<Vec<u8>> = Pool::new();
 
@@ -16,13 +24,13 @@ fn pipe(c: &mut Criterion) {
     let peers = Contenders::new(&MESSAGES, Vec::new, CAP);
     let mut g = c.benchmark_group("6_producer_consumer");
     g.throughput(Throughput::Elements(1));
-    let read = |v: &Vec<u8>| work::consume(v);
+    let read = |v: &Vec<u8>| consume(v);
     for (pairs, param) in [(1, "1-to-1"), (2, "2-to-2")] {
         for kind in Kind::ALL {
-            support::bench_workers(
+            bench_workers(
                 &mut g,
                 BenchmarkId::new(kind.id(), param),
-                peers.pipe(kind, pairs, &work::message, &read),
+                peers.pipe(kind, pairs, &message, &read),
             );
         }
     }
@@ -31,7 +39,7 @@ fn pipe(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = support::criterion();
+    config = support::harness::criterion();
     targets = pipe
 }
 criterion_main!(benches);

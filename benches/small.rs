@@ -1,24 +1,33 @@
 //! Workload 1: get + drop of a small derived struct, on 1 and 2 persistent
 //! threads (wall time / all ops; per-thread time is `threads ×` that).
 
-#[path = "support/mod.rs"]
-pub mod support;
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod harness;
+    pub mod run;
+    pub mod small;
+    pub mod threads;
+    pub mod workers;
+}
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use poolable::Poolable;
-use support::{CAP, Contenders, Kind, Small, work};
+use support::contenders::{CAP, Contenders, Kind};
+use support::small::{Small, small};
+use support::threads::{bench_workers, split};
 
-fn small(c: &mut Criterion) {
+fn small_get_drop(c: &mut Criterion) {
     let peers = Contenders::new(Small::pool(), Small::default, CAP);
     let mut g = c.benchmark_group("1_small_get_drop");
     g.throughput(Throughput::Elements(1));
     for (threads, param) in [(1, "1 thread"), (2, "2 threads")] {
         for kind in Kind::ALL {
-            let op = |n| peers.run(kind, n, work::small);
-            support::bench_workers(
+            let op = |n| peers.run(kind, n, small);
+            bench_workers(
                 &mut g,
                 BenchmarkId::new(kind.id(), param),
-                support::split(threads, &op),
+                split(threads, &op),
             );
         }
     }
@@ -27,7 +36,7 @@ fn small(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = support::criterion();
-    targets = small
+    config = support::harness::criterion();
+    targets = small_get_drop
 }
 criterion_main!(benches);

@@ -366,8 +366,8 @@ def count_instructions(valgrind: str, ops: int, out: Path) -> bool:
 
 
 def suite_settings() -> dict:
-    """The criterion settings, read from benches/support/mod.rs."""
-    src = (ROOT / "benches" / "support" / "mod.rs").read_text()
+    """The criterion settings, read from the benches' shared code (benches/support/*.rs)."""
+    src = "\n".join(p.read_text() for p in sorted((ROOT / "benches" / "support").glob("*.rs")))
     out = {}
     for name in ("WARM_UP", "MEASUREMENT"):
         m = re.search(rf"const {name}: Duration = Duration::from_millis\((\d+)\)", src)
@@ -707,7 +707,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
         "",
         f"- criterion 0.8: warm-up {settings['WARM_UP']}, measurement {settings['MEASUREMENT']}, "
         f"{settings['SAMPLES']} samples, {settings['RESAMPLES']} bootstrap resamples, plots off "
-        "(set on the `Criterion` value in `benches/support/mod.rs`, so `-- --warm-up-time …` overrides them).",
+        "(set on the `Criterion` value in `benches/support/harness.rs`, so `-- --warm-up-time …` overrides them).",
         "- Figures are criterion's **median** per-iteration estimate; one iteration is one operation "
         "(one message in workload 6).",
         "- **÷ baseline** is the time divided by the hand-written `thread_local!` single-slot cache "

@@ -1,32 +1,13 @@
 //! `POOLABLE=off` and `POOLABLE=chaos`, read once at the first pool's first
 //! use: each case runs in a child process with the variable set.
 
+mod common {
+    pub mod child_process;
+}
+
+use common::child_process::in_child;
 use poolable::{Pool, Reset};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-const CHILD: &str = "POOLABLE_ENV_MODES_CHILD";
-
-/// In the child: true. In the parent: run `test` in a child with
-/// `POOLABLE=mode` and check that it ran and passed; false.
-fn in_child(test: &str, mode: &str) -> bool {
-    if std::env::var_os(CHILD).is_some() {
-        return true;
-    }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--include-ignored", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env("POOLABLE", mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "POOLABLE={mode} {test}: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    false
-}
 
 static RESETS: AtomicU64 = AtomicU64::new(0);
 
@@ -58,7 +39,7 @@ fn churn(pool: &Pool<Counted>) {
 fn off_constructs_every_value_and_resets_and_drops_every_return() {
     if in_child(
         "off_constructs_every_value_and_resets_and_drops_every_return",
-        "off",
+        &[("POOLABLE", "off")],
     ) {
         let pool = Pool::<Counted>::new();
         churn(&pool);
@@ -74,7 +55,10 @@ fn off_constructs_every_value_and_resets_and_drops_every_return() {
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn chaos_drops_about_one_return_in_four() {
-    if in_child("chaos_drops_about_one_return_in_four", "chaos") {
+    if in_child(
+        "chaos_drops_about_one_return_in_four",
+        &[("POOLABLE", "chaos")],
+    ) {
         let pool = Pool::<Counted>::new();
         churn(&pool);
         let stats = pool.stats();

@@ -3,47 +3,14 @@
 //! refer to each other, and that cycle must be broken when the pool goes.
 //!
 //! Measured with a counting `#[global_allocator]` (live bytes allocated by
-//! the current thread).
+//! the current thread, `common/live_bytes.rs`).
 
+mod common {
+    pub mod live_bytes;
+}
+
+use common::live_bytes::live_bytes;
 use poolable::Pool;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-std::thread_local! {
-    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
-}
-
-fn add_live(delta: isize) {
-    let _ = LIVE_BYTES.try_with(|live| live.set(live.get() + delta));
-}
-
-// SAFETY: every method forwards to `System` unchanged and only adds
-// bookkeeping that does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            add_live(layout.size() as isize);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) };
-        add_live(-(layout.size() as isize));
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn live_bytes() -> isize {
-    LIVE_BYTES.with(Cell::get)
-}
 
 /// Make a heap pool, use it on this thread (which links a thread cache for
 /// it), drop it, then use another pool (which sweeps the dropped one's entry

@@ -4,79 +4,38 @@
 //! keeps working, no value or byte leaks, and the counters still balance.
 //!
 //! Leaks are measured with a counting `#[global_allocator]` (live bytes per
-//! thread, so tests running in parallel do not disturb each other) and a
-//! per-thread count of live `Job` instances. Every test runs on one thread
-//! and uses its own pool.
+//! thread, so tests running in parallel do not disturb each other:
+//! `common/live_bytes.rs`) and a per-thread count of live `Job` instances.
+//! Every test runs on one thread and uses its own pool.
 //!
 //! Under `panic = "abort"` none of this applies: the first panic ends the
 //! process, no guard is dropped during unwinding, and `dropped_panic` stays 0.
 
-use poolable::{Pool, Poolable, Pooled, Reset, Stats};
-use std::alloc::{GlobalAlloc, Layout, System};
+mod common {
+    pub mod balance;
+    pub mod bomb;
+    pub mod child_process;
+    pub mod live_bytes;
+    pub mod planned_panic;
+}
+
+use common::balance::assert_balanced;
+use common::bomb::Bomb;
+use common::child_process::in_child;
+use common::live_bytes::live_bytes;
+use common::planned_panic::{PLANNED, planned_panic, quiet_planned_panics};
+use poolable::{Pool, Poolable, Pooled, Reset};
 use std::cell::Cell;
-use std::panic::{self, AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 // ---------------------------------------------------------------------------
-// Counting allocator: live heap bytes allocated by the current thread.
-
-struct Counting;
+// Per-thread counts: live `Job`s (live heap bytes: `common::live_bytes`), and
+// the switches that arm the planned panics.
 
 std::thread_local! {
-    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
     static LIVE_JOBS: Cell<isize> = const { Cell::new(0) };
     static ARM_NEW: Cell<bool> = const { Cell::new(false) };
     static ARM_RESET: Cell<bool> = const { Cell::new(false) };
-}
-
-fn add_live(delta: isize) {
-    // A const-initialised `Cell` has no destructor, so it is reachable even
-    // while the thread's other thread-locals are being torn down.
-    let _ = LIVE_BYTES.try_with(|live| live.set(live.get() + delta));
-}
-
-// SAFETY: every method forwards to `System` unchanged and only adds
-// bookkeeping that does not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            add_live(layout.size() as isize);
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            add_live(layout.size() as isize);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { System.dealloc(ptr, layout) };
-        add_live(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded with the caller's guarantees.
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
-            add_live(new_size as isize - layout.size() as isize);
-        }
-        new
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn live_bytes() -> isize {
-    LIVE_BYTES.with(Cell::get)
 }
 
 fn live_jobs() -> isize {
@@ -84,29 +43,7 @@ fn live_jobs() -> isize {
 }
 
 // ---------------------------------------------------------------------------
-// Planned panics.
-
-/// The payload of every panic this file raises on purpose.
-const PLANNED: &str = "planned panic";
-
-/// Silence the planned panics, and only those (a failing assertion still
-/// prints). Installed before any measurement, so the hook's own allocation
-/// is not counted.
-fn quiet_planned_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&PLANNED) {
-                default(info);
-            }
-        }));
-    });
-}
-
-fn planned_panic() -> ! {
-    panic::panic_any(PLANNED)
-}
+// Planned panics (`common/planned_panic.rs`).
 
 /// Run `f`, which must panic with the planned payload.
 fn expect_planned_panic(f: impl FnOnce()) {
@@ -130,25 +67,6 @@ impl Live {
 impl Drop for Live {
     fn drop(&mut self) {
         let _ = LIVE_JOBS.try_with(|n| n.set(n.get() - 1));
-    }
-}
-
-/// A field whose `Drop` panics once when armed (not while unwinding, which
-/// would abort). Its reset keeps it armed, so the pool drops it armed.
-#[derive(Default)]
-struct Bomb {
-    armed: bool,
-}
-
-impl Reset for Bomb {
-    fn reset(&mut self) {}
-}
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        if std::mem::take(&mut self.armed) && !std::thread::panicking() {
-            planned_panic();
-        }
     }
 }
 
@@ -240,27 +158,6 @@ fn assert_nothing_leaked<T: Reset + Send>(pool: &Pool<T>, scenario: impl Fn()) {
     assert_eq!(jobs, 0, "values leaked by one run");
     assert_eq!(live_jobs(), jobs_before, "values left alive after clear()");
     assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
-}
-
-/// Every value ends in exactly one place. `put_back` counts detached values
-/// handed back with `put` (each is one more return and one more value).
-fn assert_balanced(stats: Stats, held: u64, put_back: u64) {
-    assert_eq!(
-        stats.misses + put_back,
-        stats.retained as u64
-            + held
-            + stats.dropped_oversize
-            + stats.dropped_full
-            + stats.dropped_panic
-            + stats.dropped_idle
-            + stats.detached,
-        "misses + put_back == retained + held + dropped_* + detached: {stats}"
-    );
-    assert_eq!(
-        stats.gets + put_back,
-        stats.puts + held + stats.detached + stats.dropped_panic,
-        "gets + put_back == puts + held + detached + dropped_panic: {stats}"
-    );
 }
 
 /// get / put / into_inner / trim / stats all still behave (one value is
@@ -544,12 +441,13 @@ fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_retained_bytes_exac
 //    a thread-local destructor aborts the process, so this runs in a child
 //    process.
 
-const CHILD: &str = "POOLABLE_PANIC_MATRIX_CHILD";
-
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
-    if std::env::var_os(CHILD).is_some() {
+    if in_child(
+        "panic_in_field_drop_at_thread_exit_does_not_abort_the_process",
+        &[],
+    ) {
         quiet_planned_panics();
         // No room in the shards (`max_retained` below one cache), so the
         // exiting thread's cache drops the armed value itself.
@@ -560,22 +458,5 @@ fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
             job.bomb.armed = true;
         });
         let _ = worker.join();
-        return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "panic_in_field_drop_at_thread_exit_does_not_abort_the_process",
-            "--include-ignored",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the child process died: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
 }

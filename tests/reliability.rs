@@ -6,10 +6,21 @@
 //! Each test failed on the runtime before the fix (the first version's
 //! `main`); the comment above it says how.
 
-use poolable::{Pool, Reset};
+mod common {
+    pub mod bomb;
+    pub mod child_process;
+    pub mod planned_panic;
+    pub mod serial;
+}
+
+use common::bomb::Bomb;
+use common::child_process::in_child;
+use common::planned_panic::quiet_planned_panics;
+use common::serial::alone;
+use poolable::Pool;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
-use std::sync::{Arc, Barrier, Mutex, MutexGuard, Once, PoisonError, mpsc};
+use std::sync::{Arc, Barrier, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -50,38 +61,6 @@ fn marked() -> Vec<u8> {
     Vec::with_capacity(MARK)
 }
 
-/// Silence the panics these tests plan; others still print.
-fn quiet_planned_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<&str>() != Some(&"planned") {
-                default(info);
-            }
-        }));
-    });
-}
-
-/// A value whose `Drop` panics once when armed (never while unwinding).
-/// Its reset keeps it armed, so the pool holds it armed.
-#[derive(Default)]
-struct Bomb {
-    armed: bool,
-}
-
-impl Reset for Bomb {
-    fn reset(&mut self) {}
-}
-
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        if std::mem::take(&mut self.armed) && !thread::panicking() {
-            std::panic::panic_any("planned");
-        }
-    }
-}
-
 /// Return an armed bomb to `pool` from this thread.
 fn leave_armed(pool: &Pool<Bomb>) {
     let mut bomb = pool.get();
@@ -99,13 +78,6 @@ fn eventually(mut done: impl FnMut() -> bool) -> bool {
         thread::sleep(Duration::from_millis(5));
     }
     false
-}
-
-/// Held by every test here: one of them trims every pool (`trim_all`, a
-/// trimmer), which would disturb the others' counts.
-fn alone() -> MutexGuard<'static, ()> {
-    static ALONE: Mutex<()> = Mutex::new(());
-    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 // ---------------------------------------------------------------------------
@@ -154,29 +126,6 @@ fn a_panicking_drop_in_one_pool_neither_stops_the_others_decay_nor_the_trimmer()
 // panic while a batch was unwinding). Each case runs in a child process,
 // since an abort would take the test binary down with it.
 
-const CHILD: &str = "POOLABLE_RELIABILITY_CHILD";
-
-/// Run the test `name` in a child process when not in one already; true in
-/// the child, where the caller runs the scenario.
-fn in_child(name: &str) -> bool {
-    if std::env::var_os(CHILD).is_some() {
-        quiet_planned_panics();
-        return true;
-    }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--include-ignored", "--test-threads=1"])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "the child process died: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    false
-}
-
 /// Two armed bombs idle in this thread's cache.
 fn two_armed(pool: &Pool<Bomb>) {
     let mut a = pool.get();
@@ -190,7 +139,8 @@ fn two_armed(pool: &Pool<Bomb>) {
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn two_panicking_drops_in_one_trim_do_not_abort() {
-    if in_child("two_panicking_drops_in_one_trim_do_not_abort") {
+    if in_child("two_panicking_drops_in_one_trim_do_not_abort", &[]) {
+        quiet_planned_panics();
         let pool = Pool::<Bomb>::new();
         two_armed(&pool);
         pool.trim();
@@ -203,7 +153,8 @@ fn two_panicking_drops_in_one_trim_do_not_abort() {
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn two_panicking_drops_in_one_clear_do_not_abort() {
-    if in_child("two_panicking_drops_in_one_clear_do_not_abort") {
+    if in_child("two_panicking_drops_in_one_clear_do_not_abort", &[]) {
+        quiet_planned_panics();
         let pool = Pool::<Bomb>::new();
         two_armed(&pool);
         pool.clear();
@@ -215,7 +166,8 @@ fn two_panicking_drops_in_one_clear_do_not_abort() {
 #[test]
 #[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn two_panicking_drops_at_thread_exit_do_not_abort() {
-    if in_child("two_panicking_drops_at_thread_exit_do_not_abort") {
+    if in_child("two_panicking_drops_at_thread_exit_do_not_abort", &[]) {
+        quiet_planned_panics();
         // No room in the shards (`max_retained` below one cache), so the
         // exiting thread's cache drops both itself.
         let pool: &'static Pool<Bomb> = Box::leak(Box::new(Pool::new().max_retained(4)));

@@ -1,13 +1,12 @@
 //! `set_retained_budget`: a process-wide cap on the bytes every pool's
 //! shared tier holds. Its own binary: the budget is global.
 
-use poolable::{Pool, set_retained_budget, shared_retained_bytes, trim_all};
-use std::sync::{Mutex, MutexGuard, PoisonError};
-
-fn alone() -> MutexGuard<'static, ()> {
-    static ALONE: Mutex<()> = Mutex::new(());
-    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
+mod common {
+    pub mod serial;
 }
+
+use common::serial::alone;
+use poolable::{Pool, set_retained_budget, shared_retained_bytes, trim_all};
 
 const CAPACITY: usize = 4000;
 /// What one value counts: its buffer plus the pool's own storage of it.

@@ -3,17 +3,16 @@
 //! decay step per interval. The pressure check is a test switch that also
 //! holds the trimmer at its second tick while the test looks.
 
+mod common {
+    pub mod serial;
+}
+
+use common::serial::alone;
 use poolable::trimmer::MemoryPressure;
 use poolable::{LOCAL_CACHE_SIZE, Pool, Stats};
+use std::sync::Mutex;
 use std::sync::mpsc::{SyncSender, sync_channel};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-
-/// The tests trim every pool of the process: one at a time.
-fn alone() -> MutexGuard<'static, ()> {
-    static ALONE: Mutex<()> = Mutex::new(());
-    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Start a trimmer whose pressure check answers `pressure` (through the
 /// `bool` form of the check when `as_bool`: `true` for `High`), and wait

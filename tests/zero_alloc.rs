@@ -1,73 +1,15 @@
 //! Steady-state pooling allocates nothing. Its own test binary, because it
-//! installs a counting `#[global_allocator]`.
-//!
-//! The allocator counts only on threads that opted in, and only inside a
-//! measured window ([`count_allocs`]), so the test harness and other tests
-//! running in parallel do not disturb the counts.
+//! installs a counting `#[global_allocator]` (`common/counting_alloc.rs`).
 
+mod common {
+    pub mod counting_alloc;
+}
+
+use common::counting_alloc::count_allocs;
 use poolable::{LOCAL_CACHE_SIZE, Poolable, Pooled};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 use std::sync::mpsc;
 use std::thread;
-
-struct Counting;
-
-thread_local! {
-    // `const`-initialised and without a destructor: reachable from the
-    // allocator at any time, and accessing them never allocates.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-    /// The size of the last counted allocation, for the failure message.
-    static LAST_SIZE: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_alloc(size: usize) {
-    if COUNTING.try_with(Cell::get).unwrap_or(false) {
-        let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
-        let _ = LAST_SIZE.try_with(|s| s.set(size));
-    }
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments; the
-// counting touches only the thread-locals above and never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_alloc(layout.size());
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_alloc(layout.size());
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_alloc(new_size);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Run `f` and count the allocations (and reallocations) it makes on this thread.
-fn count_allocs<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    ALLOCS.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    let result = f();
-    COUNTING.with(|c| c.set(false));
-    (result, ALLOCS.with(Cell::get))
-}
 
 const NAME: &str = "abcdefghijklmnopqrstuvwxyz0123456789";
 const BODY: [u8; 256] = [0xA5; 256];
@@ -88,12 +30,12 @@ fn fill(name: &mut String, body: &mut Vec<u8>, name_len: usize, body_len: usize)
 
 #[test]
 fn the_counting_allocator_counts() {
-    let (boxed, allocs) = count_allocs(|| black_box(Box::new(7_u64)));
+    let (boxed, allocs, _) = count_allocs(|| black_box(Box::new(7_u64)));
     assert_eq!(allocs, 1);
     drop(boxed);
-    let (_, allocs) = count_allocs(|| black_box(vec![1_u8; 100]));
+    let (_, allocs, _) = count_allocs(|| black_box(vec![1_u8; 100]));
     assert_eq!(allocs, 1);
-    let ((), allocs) = count_allocs(|| ());
+    let ((), allocs, _) = count_allocs(|| ());
     assert_eq!(allocs, 0);
 }
 
@@ -115,7 +57,7 @@ fn single_thread_steady_state_does_not_allocate() {
     for _ in 0..WARM_UP_OPS {
         once(WARM_NAME, WARM_BODY);
     }
-    let ((), allocs) = count_allocs(|| {
+    let ((), allocs, _) = count_allocs(|| {
         for _ in 0..MEASURED_OPS {
             once(HOT_NAME, HOT_BODY);
         }
@@ -141,7 +83,7 @@ fn buffer_pool_steady_state_does_not_allocate() {
     for i in 0..WARM_UP_OPS {
         once(i);
     }
-    let ((), allocs) = count_allocs(|| (0..MEASURED_OPS).for_each(once));
+    let ((), allocs, _) = count_allocs(|| (0..MEASURED_OPS).for_each(once));
     assert_eq!(allocs, 0, "{allocs} allocations in {MEASURED_OPS} get/drop");
     let stats = BUFS.stats();
     assert_eq!(stats.misses, sizes.len() as u64, "{stats}");
@@ -204,23 +146,23 @@ fn producer_consumer_steady_state_does_not_allocate() {
         for _ in 0..WARM_UP_OPS {
             send(WARM_NAME, WARM_BODY);
         }
-        let ((), allocs) = count_allocs(|| {
+        let ((), allocs, last_size) = count_allocs(|| {
             for _ in 0..MEASURED_OPS {
                 send(HOT_NAME, HOT_BODY);
             }
         });
-        (allocs, LAST_SIZE.with(Cell::get))
+        (allocs, last_size)
     });
     let consumer = thread::spawn(move || {
         for _ in 0..WARM_UP_OPS {
             drop(rx.recv().expect("producer alive"));
         }
-        let ((), allocs) = count_allocs(|| {
+        let ((), allocs, last_size) = count_allocs(|| {
             for _ in 0..MEASURED_OPS {
                 drop(rx.recv().expect("producer alive"));
             }
         });
-        (allocs, LAST_SIZE.with(Cell::get))
+        (allocs, last_size)
     });
     let produced = producer.join().expect("producer");
     let consumed = consumer.join().expect("consumer");
