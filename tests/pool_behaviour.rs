@@ -724,6 +724,47 @@ fn stats_accounting_balances_after_a_panicking_reset() {
 // Generic derived types, static and heap pools.
 
 #[derive(Poolable, Default)]
+struct Twice {
+    data: Vec<u8>,
+}
+
+/// A derived type's static pool and other pools of the same type, used in
+/// turn on one thread (and on fresh threads, which link them in either
+/// order): each keeps its own values and its own books. The static pool's
+/// thread caches are found through the type's memo, the others' through the
+/// table; a memo that answered for the wrong pool would hand one pool's
+/// value out of the other.
+#[test]
+fn pools_of_one_derived_type_keep_their_own_values() {
+    let _gate = shared_gate();
+    let (other, third) = (Pool::<Twice>::new(), Pool::<Twice>::new());
+    let check = |first: &Pool<Twice>, second: &Pool<Twice>| {
+        for round in 0..3 {
+            let mut a = first.get();
+            a.data.extend_from_slice(b"first");
+            let a_ptr = a.data.as_ptr();
+            let mut b = second.get();
+            b.data.extend_from_slice(b"second");
+            let b_ptr = b.data.as_ptr();
+            drop((a, b));
+            let (a, b) = (first.get(), second.get());
+            assert_eq!(a.data.as_ptr(), a_ptr, "round {round}: first pool's value");
+            assert_eq!(b.data.as_ptr(), b_ptr, "round {round}: second pool's value");
+        }
+    };
+    check(Twice::pool(), &other);
+    check(&third, Twice::pool());
+    std::thread::spawn(move || {
+        check(&other, Twice::pool());
+        check(Twice::pool(), &third);
+        drop((other, third));
+    })
+    .join()
+    .unwrap();
+    assert_balanced(Twice::pool().stats(), 0, 0);
+}
+
+#[derive(Poolable, Default)]
 struct Wrapper<T> {
     items: Vec<T>,
 }

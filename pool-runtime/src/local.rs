@@ -14,7 +14,8 @@
 use crate::decay;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
-use crate::raw::table::{self, KeyCopy, Lookup};
+use crate::raw::slot::move_into;
+use crate::raw::table::{self, KeyCopy, Lookup, MemoKey};
 use crate::shard::Entry;
 use crate::stats::{Counters, Event, Stats};
 use crate::storage::Storage;
@@ -77,8 +78,8 @@ impl<T> Stack<T> {
         let (Some(item), Some(&size)) = (self.items.get_mut(i), self.sizes.get(i)) else {
             return false;
         };
-        // `out` is `None`: replacing it needs no drop (and no drop check).
-        core::mem::forget(core::mem::replace(out, item.take()));
+        // `out` is `None`, as `move_into` asks.
+        move_into(out, item);
         self.len = i;
         // Pops come from the back: keep the aged prefix within the list.
         self.aged = self.aged.min(i);
@@ -97,8 +98,8 @@ impl<T> Stack<T> {
         let (Some(item), Some(size)) = (self.items.get_mut(i), self.sizes.get_mut(i)) else {
             return false;
         };
-        // A slot at or past `len` is `None`: no drop (and no drop check).
-        core::mem::forget(core::mem::replace(item, slot.take()));
+        // A slot at or past `len` is `None`, as `move_into` asks.
+        move_into(item, slot);
         *size = bytes;
         self.bytes += bytes;
         self.len = i + 1;
@@ -244,29 +245,59 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
 /// Take an idle value for the calling thread into `out` (which is `None`):
 /// from its cache, refilled from the shards when empty. Leaves `out` `None`
 /// on a miss (counted). `key` finds the cache; `storage` is reached only
-/// when the thread has none.
+/// when the thread has none. Everything but a pop from the cache is
+/// [`take_slow`]. (Returning the value instead of filling `out`, the
+/// guard's slot, costs 11 more instructions per get+drop: the compiler
+/// then copies it through the stack three times.)
 #[inline(always)]
 pub(crate) fn take_into<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
+    memo: Option<&'static MemoKey>,
     storage: impl FnOnce() -> &'a Arc<Storage<T>>,
     out: &mut Option<T>,
 ) {
+    if table::with_near(key, memo, |owner| pop(&owner, out)) != Some(true) {
+        // By value, not through `out`: `out`'s address stays unknown to
+        // other functions, so the compiler can build the guard in place.
+        move_into(out, &mut take_slow(key, storage));
+    }
+}
+
+/// The fast path of a get: pop from the cache into `out`, counted; false
+/// if the cache is empty, busy or has requests pending.
+#[inline(always)]
+fn pop<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
+    let head = owner.head();
+    let popped = owner.fast(|stack| {
+        let found = stack.pop_into(out);
+        if found {
+            head.record_retained(stack);
+            head.counters.add_owned(Event::Get, 1);
+        }
+        found
+    });
+    matches!(popped, Fast::Done(true))
+}
+
+/// [`take_into`] when the cache had nothing to pop: a key past the table's
+/// mirror, a thread with no cache for the pool (it links one), or a cache
+/// that is empty, busy or has requests pending ([`refill`]).
+#[cold]
+#[inline(never)]
+fn take_slow<'a, T: Send + 'static>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
+) -> Option<T> {
+    let mut out = None;
     let linked = table::with(key, |owner| {
-        let head = owner.head();
-        match owner.fast(|stack| {
-            let found = stack.pop_into(out);
-            if found {
-                head.record_retained(stack);
-            }
-            found
-        }) {
-            Fast::Done(true) => head.counters.add_owned(Event::Get, 1),
-            Fast::Done(false) | Fast::Slow => *out = refill(&owner),
+        if !pop(&owner, &mut out) {
+            out = refill(&owner);
         }
     });
     if linked.is_none() {
-        *out = take_without_cache(storage());
+        out = take_without_cache(storage());
     }
+    out
 }
 
 #[cold]
@@ -306,7 +337,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
         let mut out = None;
-        take_into(&storage.key, || storage, &mut out);
+        take_into(&storage.key, storage.memo, || storage, &mut out);
         return out;
     }
     storage.count(Event::Get, 1);
@@ -328,29 +359,57 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
 /// Keep the reset value in `slot` (already checked against the size cap,
 /// `bytes` big) in the calling thread's cache, spilling half of it to the
 /// shards when full; drop it if there is no room anywhere. Leaves `None`.
+/// Everything but a push onto the cache is [`give_slow`], the last call.
 #[inline(always)]
-pub(crate) fn give_from<'a, T: Send + 'static>(
+pub(crate) fn give_from<'a, T: Send + 'static, S: FnOnce() -> &'a Arc<Storage<T>>>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    memo: Option<&'static MemoKey>,
+    storage: S,
+    slot: &mut Option<T>,
+    bytes: usize,
+) {
+    if table::with_near(key, memo, |owner| push(&owner, slot, bytes)) != Some(true) {
+        give_slow(key, storage, slot, bytes);
+    }
+}
+
+/// The fast path of a return: push the value in `slot` onto the cache,
+/// counted; false (and the value left in `slot`) if the cache is full, busy
+/// or has requests pending.
+#[inline(always)]
+fn push<T: Send + 'static>(
+    owner: &Owner<'_, Stack<T>, Head<T>>,
+    slot: &mut Option<T>,
+    bytes: usize,
+) -> bool {
+    let head = owner.head();
+    let pushed = owner.fast(|stack| {
+        let pushed = stack.push_from(slot, bytes);
+        if pushed {
+            head.record_retained(stack);
+            head.counters.add_owned(Event::Put, 1);
+        }
+        pushed
+    });
+    matches!(pushed, Fast::Done(true))
+}
+
+/// [`give_from`] when the value could not be pushed onto the cache: a key
+/// past the table's mirror, a thread with no cache for the pool (it links
+/// one), or a cache that is full, busy or has requests pending ([`spill`]).
+#[cold]
+#[inline(never)]
+fn give_slow<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
     storage: impl FnOnce() -> &'a Arc<Storage<T>>,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
     let linked = table::with(key, |owner| {
-        let head = owner.head();
-        let pushed = owner.fast(|stack| {
-            let pushed = stack.push_from(slot, bytes);
-            if pushed {
-                head.record_retained(stack);
-            }
-            pushed
-        });
-        match pushed {
-            Fast::Done(true) => head.counters.add_owned(Event::Put, 1),
-            Fast::Done(false) | Fast::Slow => {
-                if let Some(value) = slot.take() {
-                    spill(&owner, Entry { value, bytes });
-                }
-            }
+        if !push(&owner, slot, bytes)
+            && let Some(value) = slot.take()
+        {
+            spill(&owner, Entry { value, bytes });
         }
     });
     // Only a thread with no cache for the pool still has the value.
@@ -428,6 +487,7 @@ fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry
     if link(storage) {
         return give_from(
             &storage.key,
+            storage.memo,
             || storage,
             &mut Some(entry.value),
             entry.bytes,
@@ -468,7 +528,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
             home: home_shard(storage),
         },
     ));
-    if !table::link(&storage.key, Arc::clone(&cache)) {
+    if !table::link(&storage.key, Arc::clone(&cache), storage.memo) {
         return false;
     }
     storage.register(cache);
@@ -511,7 +571,7 @@ mod tests {
     #[test]
     fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty());
+        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty(), None);
         let dirty = Entry {
             value: vec![1_u8],
             bytes: 25,

@@ -311,7 +311,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
-            let storage = Arc::new(Storage::new(limits, self.name.render::<T>(), T::is_reset));
+            let storage = Arc::new(Storage::new(
+                limits,
+                self.name.render::<T>(),
+                T::is_reset,
+                T::__thread_memo(),
+            ));
             registry::register(&storage);
             Box::new(storage)
         });
@@ -335,9 +340,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline(always)]
     pub fn get(&self) -> Pooled<'_, T> {
-        let mut guard = PoolGuard::empty(self);
-        self.take_into(guard.slot());
-        guard
+        PoolGuard::filled(self, |slot| self.take_into(slot))
     }
 
     /// [`get`](Pool::get) for a pool behind an [`Arc`](std::sync::Arc): the
@@ -357,15 +360,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn get_owned(self: &std::sync::Arc<Self>) -> OwnedPooled<T> {
-        let mut guard = PoolGuard::empty(std::sync::Arc::clone(self));
-        self.take_into(guard.slot());
-        guard
+        PoolGuard::filled(std::sync::Arc::clone(self), |slot| self.take_into(slot))
     }
 
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        local::take_into(&self.key, || self.storage(), slot);
+        local::take_into(&self.key, T::__thread_memo(), || self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -405,36 +406,48 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self.put_from(&mut Some(value));
     }
 
-    /// Reset and keep (or drop) the value in `slot`, leaving `None`. The
-    /// reset runs in place: if it panics, the value is still in `slot`, and
-    /// the unwinding caller drops it.
+    /// Reset and keep (or drop) the value in `slot`, leaving `None`, also
+    /// when it unwinds: the reset runs in place, and a panicking one drops
+    /// the value ([`DiscardOnUnwind`]). Each cold path is the last call, so
+    /// the hot path needs no stack frame.
     #[inline(always)]
     pub(crate) fn put_from(&self, slot: &mut Option<T>) {
-        let Some(value) = slot.as_mut() else { return };
+        if slot.is_none() {
+            return;
+        }
         if self.policy.auto_cap {
             return self.put_measured(slot);
         }
-        let bytes = self.reset(value);
+        let bytes = self.reset(slot);
         if bytes > self.policy.max_bytes {
-            self.put_over(slot);
-        } else {
-            local::give_from(&self.key, || self.storage(), slot, bytes);
+            return self.put_over(slot);
         }
+        local::give_from(
+            &self.key,
+            T::__thread_memo(),
+            || self.storage(),
+            slot,
+            bytes,
+        );
     }
 
-    /// Reset `value` and return its size for the cap. Under
-    /// [`CountOnUnwind`]: a panicking reset is counted (`dropped_panic`).
+    /// Reset the value in `slot` and return its size for the cap. Under
+    /// [`DiscardOnUnwind`]: a panicking reset drops the value, counted.
     #[inline(always)]
-    fn reset(&self, value: &mut T) -> usize {
-        let on_panic = CountOnUnwind(self);
+    fn reset(&self, slot: &mut Option<T>) -> usize {
+        let on_panic = DiscardOnUnwind { pool: self, slot };
+        let Some(value) = on_panic.slot.as_mut() else {
+            return 0;
+        };
         T::reset(value);
         // Reset verification: free in release builds (under
         // `POOLABLE=chaos` the thread tier checks, on its slow path).
         if cfg!(debug_assertions) && !T::is_reset(value) {
             not_reset::<T>();
         }
+        let bytes = size_of_kept(value);
         core::mem::forget(on_panic);
-        size_of_kept(value)
+        bytes
     }
 
     /// `put_from` for a pool with an adaptive cap: record what the value's
@@ -443,9 +456,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     fn put_measured(&self, slot: &mut Option<T>) {
-        let Some(value) = slot.as_mut() else { return };
+        let on_panic = DiscardOnUnwind { pool: self, slot };
+        let Some(value) = on_panic.slot.as_ref() else {
+            return;
+        };
         let used = T::used_bytes(value).saturating_add(core::mem::size_of::<T>());
-        let bytes = self.reset(value);
+        core::mem::forget(on_panic);
+        let bytes = self.reset(slot);
         let storage = self.storage();
         let cap = match &storage.auto_cap {
             Some(auto) => auto.record(used),
@@ -454,7 +471,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > cap {
             self.put_over(slot);
         } else {
-            local::give_from(&self.key, || storage, slot, bytes);
+            local::give_from(&self.key, T::__thread_memo(), || storage, slot, bytes);
         }
     }
 
@@ -465,16 +482,17 @@ impl<T: Reset + Send + 'static> Pool<T> {
     fn put_over(&self, slot: &mut Option<T>) {
         let storage = self.storage();
         let cap = storage.max_bytes();
-        if self.policy.oversize == Oversize::Shrink
-            && let Some(value) = slot.as_mut()
-        {
-            let on_panic = CountOnUnwind(self);
+        if self.policy.oversize == Oversize::Shrink && slot.is_some() {
+            let on_panic = DiscardOnUnwind { pool: self, slot };
+            let Some(value) = on_panic.slot.as_mut() else {
+                return;
+            };
             T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
             let bytes = size_of_kept(value);
             core::mem::forget(on_panic);
             if bytes <= cap {
                 local::count(storage, Event::Shrunk);
-                local::give_from(&self.key, || storage, slot, bytes);
+                local::give_from(&self.key, T::__thread_memo(), || storage, slot, bytes);
                 return;
             }
         }
@@ -663,13 +681,28 @@ pub(crate) fn not_reset<T>() -> ! {
     )
 }
 
-/// Counts a `dropped_panic` if dropped, i.e. if a reset or a constructor
-/// unwinds past it.
+/// Counts a `dropped_panic` if dropped, i.e. if a constructor unwinds past it.
 struct CountOnUnwind<'a, T: Reset + Send + 'static>(&'a Pool<T>);
 
 impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
     fn drop(&mut self) {
         self.0.count_unreturned(Event::DroppedPanic);
+    }
+}
+
+/// Drops the value in `slot`, counted as a `dropped_panic`, if dropped: if
+/// user code run on a returned value (`reset`, `heap_bytes`, `used_bytes`,
+/// `shrink_heap`) unwinds past it. A guard's slot is `ManuallyDrop`, so this
+/// is what drops the value then.
+struct DiscardOnUnwind<'a, 's, T: Reset + Send + 'static> {
+    pool: &'a Pool<T>,
+    slot: &'s mut Option<T>,
+}
+
+impl<T: Reset + Send + 'static> Drop for DiscardOnUnwind<'_, '_, T> {
+    fn drop(&mut self) {
+        self.pool.count_unreturned(Event::DroppedPanic);
+        drop(self.slot.take());
     }
 }
 

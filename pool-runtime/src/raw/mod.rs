@@ -6,7 +6,8 @@
 //! - `table`: each thread's table of its tenants, the fast-path lookup;
 //! - `memo`: the per-thread memo of generic derived types' pools;
 //! - `rebuild`: move a lock or cell out of a `&mut` and put a fresh one,
-//!   holding the same contents, back in its place.
+//!   holding the same contents, back in its place;
+//! - `slot`: move a value between two `Option` slots with one copy.
 //!
 //! Each block carries a `// SAFETY:` note; the unit tests of the crate run
 //! under Miri in CI (`cargo +nightly miri test -p pool-runtime --lib`), and
@@ -16,4 +17,5 @@ pub(crate) mod fence;
 pub(crate) mod memo;
 pub(crate) mod owned;
 pub(crate) mod rebuild;
+pub(crate) mod slot;
 pub(crate) mod table;

@@ -1,7 +1,23 @@
 //! Each thread's table of its tenants (one per pool it has used), indexed
-//! by the pool's [`Key`]: the lookup on every get and return. The fast path
-//! reaches the table through a destructor-less thread-local pointer
-//! (`FAST`), so it pays no lazy-registration check.
+//! by the pool's [`Key`]: the lookup on every get and return.
+//!
+//! The first [`NEAR_LEN`] entries are mirrored in `NEAR`, a destructor-less
+//! thread-local array of the two words a lookup reads, so a lookup of a key
+//! with a small index (every pool, in a program with fewer live pools) is
+//! one thread-local load at a fixed offset and a compare: no pointer to the
+//! list, no length, no bounds check. Keys past it reach the list through
+//! `FAST`, a destructor-less thread-local pointer, so they pay no
+//! lazy-registration check either. `link` writes the mirror right after it
+//! swaps the list in, with no user code between, and the table's destructor
+//! empties it first: a mirrored entry is always the list's entry.
+//!
+//! A type with `#[derive(Poolable)]` has, besides, a [`Memo`] of its own: a
+//! destructor-less thread-local that `link` sets to the two words of the
+//! entry it makes for a pool of that type. Its address is a link-time
+//! constant, so a lookup through it does not wait for the pool's key index
+//! to load before it can load the entry: one step shorter a chain of
+//! dependent loads on every get and return. A pool whose unique number the
+//! memo does not hold (a second pool of the type) uses the mirror.
 //!
 //! An entry is two plain words read on the fast path (the key's unique
 //! number and a pointer to the tenant) plus the owning `Arc` behind a trait
@@ -162,6 +178,8 @@ struct Entry {
     unique: u64,
     tenant: *const (),
     owner: Option<Arc<dyn Resident>>,
+    /// The memo `link` set to this entry, emptied with it.
+    memo: Option<&'static MemoKey>,
 }
 
 impl Entry {
@@ -169,6 +187,62 @@ impl Entry {
         unique: 0,
         tenant: core::ptr::null(),
         owner: None,
+        memo: None,
+    };
+
+    /// Empty the memo set to this entry, if it still holds it.
+    fn forget_memo(&self) {
+        if let Some(memo) = self.memo {
+            let _ = memo.try_with(|memo| {
+                if memo.unique.get() == self.unique {
+                    memo.unique.set(0);
+                    memo.tenant.set(core::ptr::null());
+                }
+            });
+        }
+    }
+}
+
+/// A derived type's memo of the calling thread's entry for its pool (module
+/// docs). Only `link` writes it, with the numbers of an entry it made.
+#[doc(hidden)]
+pub struct Memo {
+    unique: Cell<u64>,
+    tenant: Cell<*const ()>,
+}
+
+/// The thread-local a derived type keeps its [`Memo`] in.
+#[doc(hidden)]
+pub type MemoKey = std::thread::LocalKey<Memo>;
+
+impl Memo {
+    /// An empty memo: it matches no key (they count up from 1).
+    #[allow(
+        clippy::new_without_default,
+        reason = "only `thread_local!` builds one, in a const"
+    )]
+    pub const fn new() -> Memo {
+        Memo {
+            unique: Cell::new(0),
+            tenant: Cell::new(core::ptr::null()),
+        }
+    }
+}
+
+/// How many of the table's first entries `NEAR` mirrors.
+const NEAR_LEN: usize = 64;
+
+/// The two words of an entry a lookup reads, as `NEAR` mirrors them.
+#[derive(Clone, Copy)]
+struct Near {
+    unique: u64,
+    tenant: *const (),
+}
+
+impl Near {
+    const EMPTY: Near = Near {
+        unique: 0,
+        tenant: core::ptr::null(),
     };
 }
 
@@ -209,9 +283,14 @@ impl Drop for Table {
     /// Thread exit.
     fn drop(&mut self) {
         // From here on, lookups (from the values' `Drop`s below) find nothing.
+        let entries = core::mem::take(self.entries.get_mut());
         #[cfg(not(poolable_loom))]
-        FAST.with(|fast| fast.set(core::ptr::null()));
-        evict(core::mem::take(self.entries.get_mut()));
+        {
+            FAST.with(|fast| fast.set(core::ptr::null()));
+            mirror(&[]);
+        }
+        entries.iter().for_each(Entry::forget_memo);
+        evict(entries);
     }
 }
 
@@ -226,6 +305,22 @@ std::thread_local! {
     /// own, so reading it is one thread-local load with no registration
     /// check: the fast path's way in.
     static FAST: Cell<*const Table> = const { Cell::new(core::ptr::null()) };
+
+    /// The lookup words of the list's first `NEAR_LEN` entries (module docs).
+    static NEAR: [Cell<Near>; NEAR_LEN] = const { [const { Cell::new(Near::EMPTY) }; NEAR_LEN] };
+}
+
+/// Make `NEAR` mirror `entries` (no user code runs here).
+#[cfg(not(poolable_loom))]
+fn mirror(entries: &[Entry]) {
+    NEAR.with(|near| {
+        for (i, cell) in near.iter().enumerate() {
+            cell.set(entries.get(i).map_or(Near::EMPTY, |entry| Near {
+                unique: entry.unique,
+                tenant: entry.tenant,
+            }));
+        }
+    });
 }
 
 /// Run `f` with this thread's table, if it has one that is not being
@@ -258,18 +353,74 @@ pub(crate) fn with<S, H, R>(
     key: &impl Lookup<S, H>,
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
-    current(|table| {
+    let (index, unique) = key.numbers();
+    if index < NEAR_LEN {
+        return with_near(key, None, f);
+    }
+    let tenant = current(|table| table.find(index, unique))?;
+    // SAFETY: see `owner`.
+    Some(f(unsafe { owner(tenant) }))
+}
+
+/// [`with`] for a key the mirror holds (the hot paths): `None` also for a
+/// key past it, which the caller's slow path looks up with [`with`]. A
+/// call in the hot path would cost it a stack frame.
+#[inline(always)]
+pub(crate) fn with_near<S, H, R>(
+    key: &impl Lookup<S, H>,
+    memo: Option<&'static MemoKey>,
+    f: impl FnOnce(Owner<'_, S, H>) -> R,
+) -> Option<R> {
+    #[cfg(not(poolable_loom))]
+    {
         let (index, unique) = key.numbers();
-        let tenant = table.find(index, unique)?;
-        // SAFETY: the entry matched the unique number of a `Key<S, H>` (a
-        // `KeyCopy<S, H>` holds one or matches nothing), so it was linked
-        // with that key and holds a `Tenant<S, H>` (module docs). Its `Arc`
-        // stays in the table while `f` runs: `link` keeps the entries of
-        // live keys, and the pool of `key` is borrowed, so its key is live
-        // (module docs).
-        let tenant = unsafe { &*tenant.cast::<Tenant<S, H>>() };
-        Some(f(Owner::new(tenant)))
-    })
+        // Two calls of `f`, not one with the tenant chosen before it: the
+        // compiler would then merge the two thread-local loads into one
+        // address computation, three instructions on either path.
+        if let Some(memo) = memo
+            && let Ok((memo_unique, tenant)) =
+                memo.try_with(|memo| (memo.unique.get(), memo.tenant.get()))
+            && memo_unique == unique
+        {
+            // SAFETY: see `owner`. Only `link` writes a memo, with the
+            // numbers of the entry it made, and an entry leaves the list
+            // only with a key that is gone (no lookup has its number) or at
+            // thread exit, which empties the memos first.
+            return Some(f(unsafe { owner(tenant) }));
+        }
+        let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
+        if near.unique != unique {
+            return None;
+        }
+        // SAFETY: see `owner`; a mirrored entry equals the list's entry
+        // (module docs), and the destructor empties the mirror first.
+        Some(f(unsafe { owner(near.tenant) }))
+    }
+    // Under loom, every lookup reads the list.
+    #[cfg(poolable_loom)]
+    {
+        let _ = memo;
+        let (index, unique) = key.numbers();
+        let tenant = current(|table| table.find(index, unique))?;
+        // SAFETY: see `owner`.
+        Some(f(unsafe { owner(tenant) }))
+    }
+}
+
+/// The owner of the tenant an entry points to.
+///
+/// # Safety
+///
+/// `tenant` comes from an entry of this thread's table (or its mirror)
+/// that matched the unique number of a `Key<S, H>` (a `KeyCopy<S, H>` holds
+/// one or matches nothing), so it was linked with that key and holds a
+/// `Tenant<S, H>` (module docs). Its `Arc` stays in the table while the
+/// owner is used: `link` keeps the entries of live keys, and the pool of
+/// the key is borrowed by the lookup, so its key is live (module docs).
+#[inline(always)]
+unsafe fn owner<'a, S, H>(tenant: *const ()) -> Owner<'a, S, H> {
+    // SAFETY: the caller's (above).
+    Owner::new(unsafe { &*tenant.cast::<Tenant<S, H>>() })
 }
 
 /// Give this thread the tenant for `key`. False if it cannot: the thread is
@@ -277,6 +428,7 @@ pub(crate) fn with<S, H, R>(
 pub(crate) fn link<S: Send + 'static, H: Head<S>>(
     key: &Key<S, H>,
     tenant: Arc<Tenant<S, H>>,
+    memo: Option<&'static MemoKey>,
 ) -> bool {
     TABLE
         .try_with(|table| {
@@ -288,21 +440,36 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
             let mut new: Vec<Entry> = Vec::with_capacity(len);
             new.extend(old.iter().cloned());
             new.resize(len, Entry::EMPTY);
-            // Drop the entries of pools that are gone, and whatever held the slot.
+            // Drop the entries of pools that are gone, and whatever held the
+            // slot; out of the memos too (only tidiness: no lookup has their
+            // numbers any more).
             for (i, entry) in new.iter_mut().enumerate() {
                 if i == key.index || entry.owner.as_ref().is_some_and(|o| o.is_closed()) {
+                    entry.forget_memo();
                     *entry = Entry::EMPTY;
                 }
             }
+            let tenant_ptr = Arc::as_ptr(&tenant).cast();
             new[key.index] = Entry {
                 unique: key.unique,
-                tenant: Arc::as_ptr(&tenant).cast(),
+                tenant: tenant_ptr,
                 owner: Some(tenant),
+                memo,
             };
             // SAFETY: as above; one pointer swap, no user code.
             let old = core::mem::replace(unsafe { &mut *table.entries.get() }, new);
             #[cfg(not(poolable_loom))]
-            FAST.with(|fast| fast.set(table));
+            {
+                // SAFETY: as above: a shared look at the list just swapped in.
+                mirror(unsafe { &*table.entries.get() });
+                FAST.with(|fast| fast.set(table));
+                if let Some(memo) = memo {
+                    let _ = memo.try_with(|memo| {
+                        memo.unique.set(key.unique);
+                        memo.tenant.set(tenant_ptr);
+                    });
+                }
+            }
             // The replaced entries (and their tenants, if these were the last
             // references) are freed now that the table is consistent again.
             drop(old);
@@ -366,7 +533,7 @@ mod tests {
         let (a, b) = (Key::new(), Key::new());
         assert!(found(&a).is_none());
         let (tenant, probe) = tenant();
-        assert!(link(&a, tenant));
+        assert!(link(&a, tenant, None));
         assert!(Arc::ptr_eq(&found(&a).unwrap(), &probe));
         assert!(found(&b).is_none());
     }
@@ -377,21 +544,109 @@ mod tests {
     fn a_key_copy_finds_nothing_until_set_then_the_keys_tenant() {
         let (filler, key) = (Key::new(), Key::new());
         // Pad this thread's table past `key.index` with empty entries.
-        assert!(link(&filler, tenant().0));
+        assert!(link(&filler, tenant().0, None));
         let copy = KeyCopy::<(), TestHead>::new();
         assert!(with(&copy, |_| ()).is_none());
         let (linked, probe) = tenant();
-        assert!(link(&key, linked));
+        assert!(link(&key, linked, None));
         assert!(with(&copy, |_| ()).is_none(), "not set yet");
         copy.set(&key);
         let found = with(&copy, |owner| Arc::clone(&owner.head().0));
         assert!(found.is_some_and(|p| Arc::ptr_eq(&p, &probe)));
     }
 
+    std::thread_local! {
+        static MEMO: Memo = const { Memo::new() };
+    }
+
+    /// A key linked with a memo is found through it; a second key linked
+    /// with the same memo takes it over, and the first is still found (in
+    /// the mirror, or the list). A closed entry leaves the memo.
+    #[test]
+    fn a_memo_answers_for_the_last_key_linked_with_it() {
+        let (a, b, c) = (Key::new(), Key::new(), Key::new());
+        let (tenant_a, probe_a) = tenant();
+        let (tenant_b, probe_b) = tenant();
+        assert!(link(&a, tenant_a, Some(&MEMO)));
+        let memo_unique = || MEMO.with(|m| m.unique.get());
+        assert_eq!(memo_unique(), a.unique);
+        let via =
+            |key: &Key<(), TestHead>| with_near(key, Some(&MEMO), |o| Arc::clone(&o.head().0));
+        // `a` may be past the mirror (other tests hold low indexes): the
+        // memo still answers for it.
+        assert!(via(&a).is_some_and(|p| Arc::ptr_eq(&p, &probe_a)));
+        assert!(link(&b, tenant_b, Some(&MEMO)));
+        assert_eq!(memo_unique(), b.unique);
+        assert!(via(&b).is_some_and(|p| Arc::ptr_eq(&p, &probe_b)));
+        assert!(found(&a).is_some_and(|p| Arc::ptr_eq(&p, &probe_a)));
+        // `b`'s pool closes: the next link drops its entry, and the memo
+        // forgets it.
+        probe_b.closed.store(true, Ordering::Relaxed);
+        assert!(link(&c, tenant().0, None));
+        assert_eq!(memo_unique(), 0);
+        assert!(via(&b).is_none());
+    }
+
+    /// Keys past the mirror (`NEAR_LEN`) are found in the list, by both
+    /// lookups that can: `with`, not `with_near` (whose caller falls back).
+    #[test]
+    fn a_key_past_the_mirror_is_found_in_the_list() {
+        let keys: Vec<Key<(), TestHead>> = (0..=NEAR_LEN).map(|_| Key::new()).collect();
+        let far = keys
+            .iter()
+            .find(|k| k.index >= NEAR_LEN)
+            .expect("a key past the mirror");
+        let near = keys.iter().find(|k| k.index < NEAR_LEN);
+        let (tenant, probe) = tenant();
+        assert!(link(far, tenant, None));
+        assert!(found(far).is_some_and(|p| Arc::ptr_eq(&p, &probe)));
+        assert!(with_near(far, None, |_| ()).is_none());
+        // A near key (if another test has not taken every low index) is
+        // found by both, through the mirror.
+        if let Some(near) = near {
+            assert!(link(near, self::tenant().0, None));
+            assert!(with_near(near, None, |_| ()).is_some() && found(near).is_some());
+        }
+    }
+
+    /// At thread exit, a value's `Drop` run by the eviction looks its pool
+    /// up and finds nothing (not the tenant being emptied): the mirror and
+    /// the memos are emptied before the list.
+    #[test]
+    fn lookups_during_the_exit_eviction_find_nothing() {
+        struct LookupOnEvict(Arc<AtomicBool>, Arc<Key<(), LookupOnEvict>>);
+        impl Head<()> for LookupOnEvict {
+            fn evict(owner: Owner<'_, (), Self>) {
+                let head = owner.head();
+                let found = with(&*head.1, |_| ()).is_some()
+                    || with_near(&*head.1, Some(&MEMO), |_| ()).is_some();
+                head.0.store(found, Ordering::Relaxed);
+            }
+            fn is_closed(&self) -> bool {
+                false
+            }
+        }
+        let found = Arc::new(AtomicBool::new(true));
+        let key = Arc::new(Key::new());
+        let (found_there, key_there) = (Arc::clone(&found), Arc::clone(&key));
+        std::thread::spawn(move || {
+            let head = LookupOnEvict(found_there, Arc::clone(&key_there));
+            let tenant = Arc::new(Tenant::new((), head));
+            assert!(link(&*key_there, tenant, Some(&MEMO)));
+            assert!(with_near(&*key_there, Some(&MEMO), |_| ()).is_some());
+        })
+        .join()
+        .unwrap();
+        assert!(
+            !found.load(Ordering::Relaxed),
+            "a lookup found a tenant being evicted"
+        );
+    }
+
     #[test]
     fn a_reused_index_does_not_find_the_old_tenant() {
         let old = Key::<(), TestHead>::new();
-        assert!(link(&old, tenant().0));
+        assert!(link(&old, tenant().0, None));
         let index = old.index;
         drop(old);
         let new = Key::<(), TestHead>::new();
@@ -409,9 +664,9 @@ mod tests {
     fn a_link_from_inside_an_operation_keeps_the_running_tenant() {
         let (outer, inner) = (Key::new(), Key::new());
         let (tenant_outer, probe) = tenant();
-        assert!(link(&outer, tenant_outer));
+        assert!(link(&outer, tenant_outer, None));
         let linked = with(&outer, |owner| {
-            let linked = link(&inner, tenant().0);
+            let linked = link(&inner, tenant().0, None);
             // The running tenant is still readable, and still the one found.
             let same = Arc::ptr_eq(&owner.head().0, &probe);
             (
@@ -427,10 +682,10 @@ mod tests {
     fn closed_tenants_leave_the_table_at_the_next_link() {
         let (a, b) = (Key::new(), Key::new());
         let (tenant_a, probe_a) = tenant();
-        assert!(link(&a, tenant_a));
+        assert!(link(&a, tenant_a, None));
         probe_a.closed.store(true, Ordering::Relaxed);
         assert!(found(&a).is_some());
-        assert!(link(&b, tenant().0));
+        assert!(link(&b, tenant().0, None));
         assert!(found(&a).is_none());
         // Leaving the table is not an eviction: the pool is gone.
         assert_eq!(probe_a.evicted.load(Ordering::Relaxed), 0);
@@ -444,8 +699,8 @@ mod tests {
         // `join`, not a scope: it waits for the thread's destructors.
         let keys_there = Arc::clone(&keys);
         std::thread::spawn(move || {
-            assert!(link(&keys_there.0, tenant_a));
-            assert!(link(&keys_there.1, tenant_b));
+            assert!(link(&keys_there.0, tenant_a, None));
+            assert!(link(&keys_there.1, tenant_b, None));
         })
         .join()
         .unwrap();
