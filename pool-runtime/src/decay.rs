@@ -23,20 +23,19 @@
 //! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
 //! the rest of the batch, the other pools and the trimmer go on.
 
-use crate::local::Stack;
+use crate::local::Held;
 use crate::stats::{Counters, Event};
 use crate::storage::Storage;
 use crate::sync::{Arc, Ordering, lock};
 
 /// Bring a thread cache to the pool's current generation; returns what
 /// decayed, for the caller to drop after it lets go of the cache.
-pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
+pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>) -> Vec<T> {
     let now = storage.generation.load(Ordering::Acquire);
-    let steps = now.wrapping_sub(stack.generation);
-    stack.generation = now;
+    let steps = now.wrapping_sub(stack.generation());
     let dead = match steps {
         0 => 0,
-        1 => stack.aged,
+        1 => stack.aged(),
         _ => stack.len(),
     };
     let dead: Vec<T> = if dead == 0 {
@@ -45,7 +44,7 @@ pub(crate) fn age<T>(stack: &mut Stack<T>, storage: &Storage<T>) -> Vec<T> {
         stack.oldest(dead).map(|entry| entry.value).collect()
     };
     if steps > 0 {
-        stack.aged = stack.len();
+        stack.set_aged(now);
     }
     dead
 }
@@ -84,9 +83,7 @@ pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
     drop_idle(storage, storage.shards.step(steps.shards));
     for cache in storage.caches() {
         let dead = cache.reclaim(1, |stack, _| {
-            let dead = age(stack, storage);
-            cache.head.record_retained(stack);
-            dead
+            age(&mut Held::new(stack, &cache.head), storage)
         });
         if let Some(dead) = dead {
             drop_idle(storage, dead);

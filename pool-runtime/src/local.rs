@@ -29,7 +29,8 @@ pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
 pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 
 /// The idle values of a thread cache, oldest first. Only the protocol's
-/// current holder (the owner, or a reclaimer) touches it.
+/// current holder (the owner, or a reclaimer) touches it, through a
+/// [`Held`], which also keeps the counts in the cache's [`Head`].
 ///
 /// Values sit in `items` as `Option<T>` and their sizes in a parallel array,
 /// so a get or a return moves the value once, from slot to slot, with the
@@ -40,16 +41,14 @@ pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 pub(crate) struct Stack<T> {
     items: [Option<T>; LOCAL_CACHE_SIZE],
     sizes: [usize; LOCAL_CACHE_SIZE],
-    len: usize,
     /// The pool's `local_cap`, kept here so a return reads it from memory
     /// it touches anyway.
     cap: usize,
     /// How many entries at the front (the oldest) have already been idle
     /// across one trim: the next trim drops them.
-    pub(crate) aged: usize,
-    bytes: usize,
+    aged: usize,
     /// The pool generation (decay steps) this stack was last aged to.
-    pub(crate) generation: u64,
+    generation: u64,
 }
 
 impl<T> Stack<T> {
@@ -57,33 +56,85 @@ impl<T> Stack<T> {
         Stack {
             items: core::array::from_fn(|_| None),
             sizes: [0; LOCAL_CACHE_SIZE],
-            len: 0,
             cap,
             aged: 0,
-            bytes: 0,
             generation,
         }
     }
+}
 
+/// How many values a thread cache holds, and their bytes: written by the
+/// stack's holder as the stack changes, read by `stats()` at any time. They
+/// are the stack's own counts, not copies published after each change: one
+/// store per change instead of two.
+#[derive(Default)]
+pub(crate) struct Retained {
+    len: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+/// A [`Stack`] in its holder's hands, with its counts (in the [`Head`]).
+pub(crate) struct Held<'a, T> {
+    stack: &'a mut Stack<T>,
+    retained: &'a Retained,
+}
+
+impl<'a, T> Held<'a, T> {
+    #[inline(always)]
+    pub(crate) fn new(stack: &'a mut Stack<T>, head: &'a Head<T>) -> Self {
+        Held {
+            stack,
+            retained: &head.retained,
+        }
+    }
+
+    #[inline(always)]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.retained.len.load(Relaxed)
+    }
+
+    /// The pool generation the stack was last aged to.
+    pub(crate) fn generation(&self) -> u64 {
+        self.stack.generation
+    }
+
+    /// Mark the stack aged to `generation`: its values are idle since the
+    /// last decay step.
+    pub(crate) fn set_aged(&mut self, generation: u64) {
+        self.stack.generation = generation;
+        self.stack.aged = self.len();
+    }
+
+    /// How many of the oldest values were already idle at the last step.
+    pub(crate) fn aged(&self) -> usize {
+        self.stack.aged
+    }
+
+    #[inline(always)]
+    fn set(&self, len: usize, bytes: usize) {
+        self.retained.len.store(len, Relaxed);
+        self.retained.bytes.store(bytes, Relaxed);
     }
 
     /// Move the newest value into `out` (which is `None`); false if empty.
     #[inline(always)]
     fn pop_into(&mut self, out: &mut Option<T>) -> bool {
-        let Some(i) = self.len.checked_sub(1) else {
-            return false;
-        };
-        let (Some(item), Some(&size)) = (self.items.get_mut(i), self.sizes.get(i)) else {
+        // An empty stack wraps to `usize::MAX`, which the bounds checks
+        // below turn away: one compare for both.
+        let i = self.len().wrapping_sub(1);
+        let stack = &mut *self.stack;
+        let (Some(item), Some(&size)) = (stack.items.get_mut(i), stack.sizes.get(i)) else {
             return false;
         };
         // `out` is `None`, as `move_into` asks.
         move_into(out, item);
-        self.len = i;
         // Pops come from the back: keep the aged prefix within the list.
-        self.aged = self.aged.min(i);
-        self.bytes -= size;
+        // (A branch, not `min`: the store is rare, a compare is all a pop
+        // pays.)
+        if i < stack.aged {
+            stack.aged = i;
+        }
+        self.set(i, self.retained.bytes.load(Relaxed) - size);
         true
     }
 
@@ -91,18 +142,18 @@ impl<T> Stack<T> {
     /// the value left in `slot`) when the stack is full.
     #[inline(always)]
     fn push_from(&mut self, slot: &mut Option<T>, bytes: usize) -> bool {
-        let i = self.len;
-        if i >= self.cap {
+        let i = self.len();
+        let stack = &mut *self.stack;
+        if i >= stack.cap {
             return false;
         }
-        let (Some(item), Some(size)) = (self.items.get_mut(i), self.sizes.get_mut(i)) else {
+        let (Some(item), Some(size)) = (stack.items.get_mut(i), stack.sizes.get_mut(i)) else {
             return false;
         };
         // A slot at or past `len` is `None`, as `move_into` asks.
         move_into(item, slot);
         *size = bytes;
-        self.bytes += bytes;
-        self.len = i + 1;
+        self.set(i + 1, self.retained.bytes.load(Relaxed) + bytes);
         true
     }
 
@@ -121,8 +172,8 @@ impl<T> Stack<T> {
     }
 
     fn pop(&mut self) -> Option<Entry<T>> {
-        let i = self.len.checked_sub(1)?;
-        let bytes = *self.sizes.get(i)?;
+        let i = self.len().checked_sub(1)?;
+        let bytes = *self.stack.sizes.get(i)?;
         let mut out = None;
         self.pop_into(&mut out);
         out.map(|value| Entry { value, bytes })
@@ -130,46 +181,51 @@ impl<T> Stack<T> {
 
     /// The `n` oldest entries, taken out in order as the iterator is
     /// advanced; the rest move to the front when it is dropped.
-    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, T> {
-        let limit = n.min(self.len);
+    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, 'a, T> {
+        let limit = n.min(self.len());
         Oldest {
-            stack: self,
+            held: self,
             taken: 0,
             limit,
         }
     }
 }
 
-/// See [`Stack::oldest`].
-pub(crate) struct Oldest<'a, T> {
-    stack: &'a mut Stack<T>,
+/// See [`Held::oldest`].
+pub(crate) struct Oldest<'h, 'a, T> {
+    held: &'h mut Held<'a, T>,
     taken: usize,
     limit: usize,
 }
 
-impl<T> Iterator for Oldest<'_, T> {
+impl<T> Iterator for Oldest<'_, '_, T> {
     type Item = Entry<T>;
 
     fn next(&mut self) -> Option<Entry<T>> {
         if self.taken == self.limit {
             return None;
         }
-        let value = self.stack.items.get_mut(self.taken)?.take()?;
-        let bytes = *self.stack.sizes.get(self.taken)?;
+        let stack = &mut *self.held.stack;
+        let value = stack.items.get_mut(self.taken)?.take()?;
+        let bytes = *stack.sizes.get(self.taken)?;
         self.taken += 1;
-        self.stack.bytes -= bytes;
+        let retained = self.held.retained;
+        retained
+            .bytes
+            .store(retained.bytes.load(Relaxed) - bytes, Relaxed);
         Some(Entry { value, bytes })
     }
 }
 
-impl<T> Drop for Oldest<'_, T> {
+impl<T> Drop for Oldest<'_, '_, T> {
     fn drop(&mut self) {
-        let stack = &mut *self.stack;
+        let len = self.held.len();
+        let stack = &mut *self.held.stack;
         let n = self.taken;
-        stack.items[..stack.len].rotate_left(n);
-        stack.sizes[..stack.len].rotate_left(n);
-        stack.len -= n;
+        stack.items[..len].rotate_left(n);
+        stack.sizes[..len].rotate_left(n);
         stack.aged = stack.aged.saturating_sub(n);
+        self.held.retained.len.store(len - n, Relaxed);
     }
 }
 
@@ -179,24 +235,17 @@ pub(crate) struct Head<T: 'static> {
     pub(crate) storage: Arc<Storage<T>>,
     /// Written by whoever holds the stack, read by `stats()`.
     pub(crate) counters: Counters,
-    len: AtomicUsize,
-    bytes: AtomicUsize,
+    /// The stack's counts (see [`Held`]).
+    retained: Retained,
     /// The shard this thread spills to and refills from first.
     home: usize,
 }
 
 impl<T> Head<T> {
-    /// Record the stack's contents for `stats()` (only the stack's holder).
-    #[inline(always)]
-    pub(crate) fn record_retained(&self, stack: &Stack<T>) {
-        self.len.store(stack.len, Relaxed);
-        self.bytes.store(stack.bytes, Relaxed);
-    }
-
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
         self.counters.sum_into(stats);
-        stats.retained += self.len.load(Relaxed);
-        stats.retained_bytes += self.bytes.load(Relaxed);
+        stats.retained += self.retained.len.load(Relaxed);
+        stats.retained_bytes += self.retained.bytes.load(Relaxed);
     }
 }
 
@@ -207,11 +256,12 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
         let head = owner.head();
         let storage = &head.storage;
         let dead = owner.slow(|stack, _| {
+            let mut stack = Held::new(stack, head);
             let mut dead = Vec::new();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
-                dead.extend(decay::age(stack, storage));
-                let generation = stack.generation;
+                dead.extend(decay::age(&mut stack, storage));
+                let generation = stack.generation();
                 let n = stack.len();
                 storage
                     .shards
@@ -225,7 +275,6 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
             let idle = dead.len() as u64;
             // Whatever found no room in the shards.
             let full: Vec<T> = stack.oldest(stack.len()).map(|e| e.value).collect();
-            head.record_retained(stack);
             (idle, full.len() as u64, dead.into_iter().chain(full))
         });
         let Some((idle, full, dead)) = dead else {
@@ -269,9 +318,8 @@ pub(crate) fn take_into<'a, T: Send + 'static>(
 fn pop<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
     let head = owner.head();
     let popped = owner.fast(|stack| {
-        let found = stack.pop_into(out);
+        let found = Held::new(stack, head).pop_into(out);
         if found {
-            head.record_retained(stack);
             head.counters.add_owned(Event::Get, 1);
         }
         found
@@ -307,16 +355,15 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     head.counters.add_owned(Event::Get, 1);
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let found = owner.slow(|stack, _| {
-        let dead = decay::age(stack, &head.storage);
+        let mut stack = Held::new(stack, head);
+        let dead = decay::age(&mut stack, &head.storage);
         if stack.len() == 0 {
             head.storage.shards.refill(head.home, batch, |entry| {
                 // The stack is empty and `batch` <= its cap: there is room.
                 let _ = stack.push(entry);
             });
         }
-        let found = stack.pop();
-        head.record_retained(stack);
-        (found, dead)
+        (stack.pop(), dead)
     });
     let (found, dead) = match found {
         Some(found) => found,
@@ -384,9 +431,8 @@ fn push<T: Send + 'static>(
 ) -> bool {
     let head = owner.head();
     let pushed = owner.fast(|stack| {
-        let pushed = stack.push_from(slot, bytes);
+        let pushed = Held::new(stack, head).push_from(slot, bytes);
         if pushed {
-            head.record_retained(stack);
             head.counters.add_owned(Event::Put, 1);
         }
         pushed
@@ -428,14 +474,15 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let cap = head.storage.limits.local_cap;
     let mut entry = Some(entry);
     let dead = owner.slow(|stack, _| {
+        let mut stack = Held::new(stack, head);
         let storage = &head.storage;
-        let dead = decay::age(stack, storage);
+        let dead = decay::age(&mut stack, storage);
         if stack.len() >= cap {
             // The oldest half leaves. An aged one lands among the shards'
             // current values, so it may survive one trim more than the
             // two-trim rule says: decay can be late, never early.
             let batch = cap.div_ceil(2);
-            let generation = stack.generation;
+            let generation = stack.generation();
             storage
                 .shards
                 .spill(head.home, &mut stack.oldest(batch), batch, || {
@@ -447,7 +494,6 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
         {
             entry = Some(e);
         }
-        head.record_retained(stack);
         dead
     });
     let dead = dead.unwrap_or_default();
@@ -523,8 +569,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
         Head {
             storage: Arc::clone(storage),
             counters: Counters::new(),
-            len: AtomicUsize::new(0),
-            bytes: AtomicUsize::new(0),
+            retained: Retained::default(),
             home: home_shard(storage),
         },
     ));

@@ -17,7 +17,8 @@
 //! constant, so a lookup through it does not wait for the pool's key index
 //! to load before it can load the entry: one step shorter a chain of
 //! dependent loads on every get and return. A pool whose unique number the
-//! memo does not hold (a second pool of the type) uses the mirror.
+//! memo does not hold (a second pool of the type) is looked up in the
+//! mirror by the slow path, one call more.
 //!
 //! An entry is two plain words read on the fast path (the key's unique
 //! number and a pointer to the tenant) plus the owning `Arc` behind a trait
@@ -362,9 +363,10 @@ pub(crate) fn with<S, H, R>(
     Some(f(unsafe { owner(tenant) }))
 }
 
-/// [`with`] for a key the mirror holds (the hot paths): `None` also for a
-/// key past it, which the caller's slow path looks up with [`with`]. A
-/// call in the hot path would cost it a stack frame.
+/// [`with`] on the hot paths: through `memo` (a derived type's) if there
+/// is one, else through the mirror. `None` also for a key the memo does
+/// not hold, or past the mirror, which the caller's slow path looks up with
+/// [`with`]. A call in the hot path would cost it a stack frame.
 #[inline(always)]
 pub(crate) fn with_near<S, H, R>(
     key: &impl Lookup<S, H>,
@@ -374,14 +376,17 @@ pub(crate) fn with_near<S, H, R>(
     #[cfg(not(poolable_loom))]
     {
         let (index, unique) = key.numbers();
-        // Two calls of `f`, not one with the tenant chosen before it: the
-        // compiler would then merge the two thread-local loads into one
-        // address computation, three instructions on either path.
-        if let Some(memo) = memo
-            && let Ok((memo_unique, tenant)) =
-                memo.try_with(|memo| (memo.unique.get(), memo.tenant.get()))
-            && memo_unique == unique
-        {
+        // A type with a memo looks only there: another pool of the type
+        // than the one the memo holds is looked up by the caller's slow
+        // path (`with`). One call of `f` on the hot path, not two, which
+        // the compiler merges at a cost to both.
+        if let Some(memo) = memo {
+            let (memo_unique, tenant) = memo
+                .try_with(|memo| (memo.unique.get(), memo.tenant.get()))
+                .ok()?;
+            if memo_unique != unique {
+                return None;
+            }
             // SAFETY: see `owner`. Only `link` writes a memo, with the
             // numbers of the entry it made, and an entry leaves the list
             // only with a key that is gone (no lookup has its number) or at
