@@ -5,11 +5,16 @@
 use crate::sync::thread_local_const;
 use core::any::TypeId;
 use core::cell::Cell;
+use core::ptr::NonNull;
 
 const WAYS: usize = 4;
 
+/// A type and its value. `NonNull`: its niche is the `Option`'s tag, so
+/// an entry is three words and a hit compares them without a tag test.
+type Entry = Option<(TypeId, NonNull<()>)>;
+
 struct Memo {
-    entries: [Cell<Option<(TypeId, *const ())>>; WAYS],
+    entries: [Cell<Entry>; WAYS],
     /// The way the next insertion replaces (round robin).
     next: Cell<usize>,
 }
@@ -29,7 +34,7 @@ pub(crate) fn get<P: 'static>() -> Option<&'static P> {
         memo.entries.iter().find_map(|entry| match entry.get() {
             // SAFETY: entries are only written by `put::<P>`, from a
             // `&'static P`, next to `TypeId::of::<P>()`; the ids match.
-            Some((key, ptr)) if key == id => Some(unsafe { &*ptr.cast::<P>() }),
+            Some((key, ptr)) if key == id => Some(unsafe { ptr.cast::<P>().as_ref() }),
             _ => None,
         })
     })
@@ -41,7 +46,7 @@ pub(crate) fn get<P: 'static>() -> Option<&'static P> {
 pub(crate) fn put<P: 'static>(value: &'static P) {
     let _ = MEMO.try_with(|memo| {
         let way = memo.next.get();
-        memo.entries[way].set(Some((TypeId::of::<P>(), core::ptr::from_ref(value).cast())));
+        memo.entries[way].set(Some((TypeId::of::<P>(), NonNull::from(value).cast())));
         memo.next.set((way + 1) % WAYS);
     });
 }
