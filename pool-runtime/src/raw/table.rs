@@ -90,6 +90,8 @@ impl<S, H> KeyCopy<S, H> {
 pub(crate) trait Lookup<S, H> {
     /// The table index and the unique number to match there.
     fn numbers(&self) -> (usize, u64);
+    /// The unique number alone (what a memo matches).
+    fn unique(&self) -> u64;
 }
 
 impl<S, H> Lookup<S, H> for Key<S, H> {
@@ -97,13 +99,23 @@ impl<S, H> Lookup<S, H> for Key<S, H> {
     fn numbers(&self) -> (usize, u64) {
         (self.index, self.unique)
     }
+
+    #[inline(always)]
+    fn unique(&self) -> u64 {
+        self.unique
+    }
 }
 
 impl<S, H> Lookup<S, H> for KeyCopy<S, H> {
     #[inline(always)]
     fn numbers(&self) -> (usize, u64) {
-        let unique = self.unique.load(Ordering::Acquire);
+        let unique = self.unique();
         (self.index.load(Ordering::Relaxed), unique)
+    }
+
+    #[inline(always)]
+    fn unique(&self) -> u64 {
+        self.unique.load(Ordering::Acquire)
     }
 }
 
@@ -375,7 +387,6 @@ pub(crate) fn with_near<S, H, R>(
 ) -> Option<R> {
     #[cfg(not(poolable_loom))]
     {
-        let (index, unique) = key.numbers();
         // A type with a memo looks only there: another pool of the type
         // than the one the memo holds is looked up by the caller's slow
         // path (`with`). One call of `f` on the hot path, not two, which
@@ -384,7 +395,7 @@ pub(crate) fn with_near<S, H, R>(
             let (memo_unique, tenant) = memo
                 .try_with(|memo| (memo.unique.get(), memo.tenant.get()))
                 .ok()?;
-            if memo_unique != unique {
+            if memo_unique != key.unique() {
                 return None;
             }
             // SAFETY: see `owner`. Only `link` writes a memo, with the
@@ -393,6 +404,7 @@ pub(crate) fn with_near<S, H, R>(
             // thread exit, which empties the memos first.
             return Some(f(unsafe { owner(tenant) }));
         }
+        let (index, unique) = key.numbers();
         let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
         if near.unique != unique {
             return None;
