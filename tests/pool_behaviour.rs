@@ -730,10 +730,9 @@ struct Twice {
 
 /// A derived type's static pool and other pools of the same type, used in
 /// turn on one thread (and on fresh threads, which link them in either
-/// order): each keeps its own values and its own books. The static pool's
-/// thread caches are found through the type's memo, the others' through the
-/// table; a memo that answered for the wrong pool would hand one pool's
-/// value out of the other.
+/// order): each keeps its own values and its own books. Their thread caches
+/// are told apart by the pools' keys, not by the type: a lookup keyed by
+/// type would hand one pool's value out of the other.
 #[test]
 fn pools_of_one_derived_type_keep_their_own_values() {
     let _gate = shared_gate();

@@ -24,7 +24,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         .cloned()
         .unwrap_or_else(|| parse_quote!(::poolable));
 
-    let reset = reset_impl(&cont, derive, &krate);
+    let reset = reset_impl(&cont, &krate);
     let wipe_on_drop = drop_impl(&cont, &krate);
     let poolable = match derive {
         Derive::Poolable => poolable_impl(&cont, &krate),
@@ -41,7 +41,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     })
 }
 
-fn reset_impl(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {
+fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let where_clause = where_clause(cont, reset_bounds(cont, krate));
@@ -76,16 +76,6 @@ fn reset_impl(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream
             .is_none_or(|clause| clause.predicates.is_empty()))
     .then(|| quote!(#[diagnostic::do_not_recommend]));
     let alias = checked_alias(Span::call_site());
-    // The type's own thread-local memo of its static pool's thread cache
-    // (the runtime's `raw/table.rs`); a generic type has no static pool.
-    let memo = (derive == Derive::Poolable && !is_generic(cont)).then(|| {
-        quote! {
-            #[inline(always)]
-            fn __thread_memo() -> ::core::option::Option<&'static #krate::__private::MemoKey> {
-                #krate::__private::thread_memo!()
-            }
-        }
-    });
     quote! {
         // How the fields' types are named (`checked_ty`): as they are, for
         // `#[derive(Reset)]`; `poolable_impl` shadows this glob-imported
@@ -121,8 +111,6 @@ fn reset_impl(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream
             }
 
             #shrink
-
-            #memo
         }
     }
 }

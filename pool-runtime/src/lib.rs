@@ -31,8 +31,9 @@
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
-//!   protocol of the thread tier, the per-thread tables, and the rebuild of
-//!   a lock or cell in place.
+//!   protocol of the thread tier, the per-thread tables (with their
+//!   mirror), a value's move between two slots, and the rebuild of a lock or
+//!   cell in place.
 //! - `sync`: the std/loom switch.
 //!
 //! ```
@@ -129,24 +130,8 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::raw::table::{Memo, MemoKey};
     pub use crate::registry::generic_pool;
     pub use crate::reset::shrink_level;
-
-    /// The body of a derived type's `Reset::__thread_memo`: a
-    /// destructor-less thread-local `Memo` of its own.
-    #[macro_export]
-    #[doc(hidden)]
-    macro_rules! __poolable_thread_memo {
-        () => {{
-            $crate::__private::thread_local! {
-                static MEMO: $crate::__private::Memo = const { $crate::__private::Memo::new() };
-            }
-            ::core::option::Option::Some(&MEMO)
-        }};
-    }
-    pub use crate::__poolable_thread_memo as thread_memo;
-    pub use std::thread_local;
 
     /// How a derived pool constructs a value when no `new = path` is given:
     /// `Default`, with a diagnostic that names the other way.

@@ -15,7 +15,7 @@ use crate::decay;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
 use crate::raw::slot::move_into;
-use crate::raw::table::{self, KeyCopy, Lookup, MemoKey};
+use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::shard::Entry;
 use crate::stats::{Counters, Event, Stats};
 use crate::storage::Storage;
@@ -301,11 +301,10 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
 #[inline(always)]
 pub(crate) fn take_into<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
-    memo: Option<&'static MemoKey>,
     storage: impl FnOnce() -> &'a Arc<Storage<T>>,
     out: &mut Option<T>,
 ) {
-    if table::with_near(key, memo, |owner| pop(&owner, out)) != Some(true) {
+    if table::with_near(key, |owner| pop(&owner, out)) != Some(true) {
         // By value, not through `out`: `out`'s address stays unknown to
         // other functions, so the compiler can build the guard in place.
         move_into(out, &mut take_slow(key, storage));
@@ -384,7 +383,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
         let mut out = None;
-        take_into(&storage.key, storage.memo, || storage, &mut out);
+        take_into(&storage.key, || storage, &mut out);
         return out;
     }
     storage.count(Event::Get, 1);
@@ -410,12 +409,11 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
 #[inline(always)]
 pub(crate) fn give_from<'a, T: Send + 'static, S: FnOnce() -> &'a Arc<Storage<T>>>(
     key: &impl Lookup<Stack<T>, Head<T>>,
-    memo: Option<&'static MemoKey>,
     storage: S,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
-    if table::with_near(key, memo, |owner| push(&owner, slot, bytes)) != Some(true) {
+    if table::with_near(key, |owner| push(&owner, slot, bytes)) != Some(true) {
         give_slow(key, storage, slot, bytes);
     }
 }
@@ -533,7 +531,6 @@ fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry
     if link(storage) {
         return give_from(
             &storage.key,
-            storage.memo,
             || storage,
             &mut Some(entry.value),
             entry.bytes,
@@ -573,7 +570,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
             home: home_shard(storage),
         },
     ));
-    if !table::link(&storage.key, Arc::clone(&cache), storage.memo) {
+    if !table::link(&storage.key, Arc::clone(&cache)) {
         return false;
     }
     storage.register(cache);
@@ -616,7 +613,7 @@ mod tests {
     #[test]
     fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty(), None);
+        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty());
         let dirty = Entry {
             value: vec![1_u8],
             bytes: 25,

@@ -311,12 +311,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
-            let storage = Arc::new(Storage::new(
-                limits,
-                self.name.render::<T>(),
-                T::is_reset,
-                T::__thread_memo(),
-            ));
+            let storage = Arc::new(Storage::new(limits, self.name.render::<T>(), T::is_reset));
             registry::register(&storage);
             Box::new(storage)
         });
@@ -366,7 +361,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        local::take_into(&self.key, T::__thread_memo(), || self.storage(), slot);
+        local::take_into(&self.key, || self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -422,13 +417,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.max_bytes {
             return self.put_over(slot);
         }
-        local::give_from(
-            &self.key,
-            T::__thread_memo(),
-            || self.storage(),
-            slot,
-            bytes,
-        );
+        local::give_from(&self.key, || self.storage(), slot, bytes);
     }
 
     /// Reset the value in `slot` and return its size for the cap. Under
@@ -471,7 +460,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > cap {
             self.put_over(slot);
         } else {
-            local::give_from(&self.key, T::__thread_memo(), || storage, slot, bytes);
+            local::give_from(&self.key, || storage, slot, bytes);
         }
     }
 
@@ -492,7 +481,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             core::mem::forget(on_panic);
             if bytes <= cap {
                 local::count(storage, Event::Shrunk);
-                local::give_from(&self.key, T::__thread_memo(), || storage, slot, bytes);
+                local::give_from(&self.key, || storage, slot, bytes);
                 return;
             }
         }

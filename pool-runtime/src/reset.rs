@@ -211,20 +211,6 @@ pub trait Reset {
     fn reserve_heap(&mut self, bytes: usize) {
         let _ = bytes;
     }
-
-    /// Not a public API: `#[derive(Poolable)]` gives each non-generic type
-    /// a thread-local memo of its pool's place in each thread's table of
-    /// thread caches, which shortens the lookup on every get and return.
-    /// Whatever an impl returns here, the pool stays correct: a memo only
-    /// answers for the pool whose numbers the runtime wrote into it.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn __thread_memo() -> Option<&'static crate::__private::MemoKey>
-    where
-        Self: Sized,
-    {
-        None
-    }
 }
 
 /// How far each part of a whole must shrink for the whole (`total` heap

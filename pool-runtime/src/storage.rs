@@ -5,7 +5,7 @@
 use crate::autocap::AutoCap;
 use crate::local::ThreadCache;
 use crate::policy::Limits;
-use crate::raw::table::{Key, MemoKey};
+use crate::raw::table::Key;
 use crate::shard::Shards;
 use crate::stats::{Counters, Event, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
@@ -34,18 +34,10 @@ pub(crate) struct Storage<T: 'static> {
     /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
     /// (which runs where this module's generic code has no `T: Reset`).
     pub(crate) is_reset: fn(&T) -> bool,
-    /// `T`'s memo of its pool's entry in each thread's table (a derived
-    /// type's), which a thread cache's `link` sets (`raw/table.rs`).
-    pub(crate) memo: Option<&'static MemoKey>,
 }
 
 impl<T: 'static> Storage<T> {
-    pub(crate) fn new(
-        limits: Limits,
-        name: Box<str>,
-        is_reset: fn(&T) -> bool,
-        memo: Option<&'static MemoKey>,
-    ) -> Self {
+    pub(crate) fn new(limits: Limits, name: Box<str>, is_reset: fn(&T) -> bool) -> Self {
         crate::raw::fence::init();
         Storage {
             key: Key::new(),
@@ -59,7 +51,6 @@ impl<T: 'static> Storage<T> {
             closed: AtomicBool::new(false),
             name,
             is_reset,
-            memo,
         }
     }
 

@@ -70,12 +70,6 @@ const _: () = {
                 Vec<u8>,
             > as ::poolable::Reset>::shrink_heap(&mut self.data, level);
         }
-        #[inline(always)]
-        fn __thread_memo() -> ::core::option::Option<
-            &'static ::poolable::__private::MemoKey,
-        > {
-            ::poolable::__private::thread_memo!()
-        }
     }
     const __POOLABLE_FIELDS_SEND: bool = true
         & <Vec<u8> as ::poolable::__private::SendField>::OK;
@@ -170,12 +164,6 @@ const _: () = {
                 Vec<Vec<u8>>,
             > as ::poolable::Reset>::shrink_heap(&mut self.chunks, level);
         }
-        #[inline(always)]
-        fn __thread_memo() -> ::core::option::Option<
-            &'static ::poolable::__private::MemoKey,
-        > {
-            ::poolable::__private::thread_memo!()
-        }
     }
     const __POOLABLE_FIELDS_SEND: bool = true
         & <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
@@ -269,12 +257,6 @@ const _: () = {
             <__PoolableChecked<
                 String,
             > as my_crate::poolable::Reset>::shrink_heap(&mut self.buf, level);
-        }
-        #[inline(always)]
-        fn __thread_memo() -> ::core::option::Option<
-            &'static my_crate::poolable::__private::MemoKey,
-        > {
-            my_crate::poolable::__private::thread_memo!()
         }
     }
     const __POOLABLE_FIELDS_SEND: bool = true

@@ -142,12 +142,6 @@ const _: () = {
                 Vec<u8>,
             > as ::poolable::Reset>::shrink_heap(&mut self.token, level);
         }
-        #[inline(always)]
-        fn __thread_memo() -> ::core::option::Option<
-            &'static ::poolable::__private::MemoKey,
-        > {
-            ::poolable::__private::thread_memo!()
-        }
     }
     #[automatically_derived]
     impl ::core::ops::Drop for Fields {

@@ -96,12 +96,6 @@ const _: () = {
                 Vec<(String, String)>,
             > as ::poolable::Reset>::shrink_heap(&mut self.headers, level);
         }
-        #[inline(always)]
-        fn __thread_memo() -> ::core::option::Option<
-            &'static ::poolable::__private::MemoKey,
-        > {
-            ::poolable::__private::thread_memo!()
-        }
     }
     const __POOLABLE_FIELDS_SEND: bool = true
         & <u64 as ::poolable::__private::SendField>::OK

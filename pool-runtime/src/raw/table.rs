@@ -11,15 +11,6 @@
 //! swaps the list in, with no user code between, and the table's destructor
 //! empties it first: a mirrored entry is always the list's entry.
 //!
-//! A type with `#[derive(Poolable)]` has, besides, a [`Memo`] of its own: a
-//! destructor-less thread-local that `link` sets to the two words of the
-//! entry it makes for a pool of that type. Its address is a link-time
-//! constant, so a lookup through it does not wait for the pool's key index
-//! to load before it can load the entry: one step shorter a chain of
-//! dependent loads on every get and return. A pool whose unique number the
-//! memo does not hold (a second pool of the type) is looked up in the
-//! mirror by the slow path, one call more.
-//!
 //! An entry is two plain words read on the fast path (the key's unique
 //! number and a pointer to the tenant) plus the owning `Arc` behind a trait
 //! object, used only at thread exit and when entries are replaced. A key's
@@ -90,8 +81,6 @@ impl<S, H> KeyCopy<S, H> {
 pub(crate) trait Lookup<S, H> {
     /// The table index and the unique number to match there.
     fn numbers(&self) -> (usize, u64);
-    /// The unique number alone (what a memo matches).
-    fn unique(&self) -> u64;
 }
 
 impl<S, H> Lookup<S, H> for Key<S, H> {
@@ -99,23 +88,13 @@ impl<S, H> Lookup<S, H> for Key<S, H> {
     fn numbers(&self) -> (usize, u64) {
         (self.index, self.unique)
     }
-
-    #[inline(always)]
-    fn unique(&self) -> u64 {
-        self.unique
-    }
 }
 
 impl<S, H> Lookup<S, H> for KeyCopy<S, H> {
     #[inline(always)]
     fn numbers(&self) -> (usize, u64) {
-        let unique = self.unique();
+        let unique = self.unique.load(Ordering::Acquire);
         (self.index.load(Ordering::Relaxed), unique)
-    }
-
-    #[inline(always)]
-    fn unique(&self) -> u64 {
-        self.unique.load(Ordering::Acquire)
     }
 }
 
@@ -191,8 +170,6 @@ struct Entry {
     unique: u64,
     tenant: *const (),
     owner: Option<Arc<dyn Resident>>,
-    /// The memo `link` set to this entry, emptied with it.
-    memo: Option<&'static MemoKey>,
 }
 
 impl Entry {
@@ -200,46 +177,7 @@ impl Entry {
         unique: 0,
         tenant: core::ptr::null(),
         owner: None,
-        memo: None,
     };
-
-    /// Empty the memo set to this entry, if it still holds it.
-    fn forget_memo(&self) {
-        if let Some(memo) = self.memo {
-            let _ = memo.try_with(|memo| {
-                if memo.unique.get() == self.unique {
-                    memo.unique.set(0);
-                    memo.tenant.set(core::ptr::null());
-                }
-            });
-        }
-    }
-}
-
-/// A derived type's memo of the calling thread's entry for its pool (module
-/// docs). Only `link` writes it, with the numbers of an entry it made.
-#[doc(hidden)]
-pub struct Memo {
-    unique: Cell<u64>,
-    tenant: Cell<*const ()>,
-}
-
-/// The thread-local a derived type keeps its [`Memo`] in.
-#[doc(hidden)]
-pub type MemoKey = std::thread::LocalKey<Memo>;
-
-impl Memo {
-    /// An empty memo: it matches no key (they count up from 1).
-    #[allow(
-        clippy::new_without_default,
-        reason = "only `thread_local!` builds one, in a const"
-    )]
-    pub const fn new() -> Memo {
-        Memo {
-            unique: Cell::new(0),
-            tenant: Cell::new(core::ptr::null()),
-        }
-    }
 }
 
 /// How many of the table's first entries `NEAR` mirrors.
@@ -302,7 +240,6 @@ impl Drop for Table {
             FAST.with(|fast| fast.set(core::ptr::null()));
             mirror(&[]);
         }
-        entries.iter().for_each(Entry::forget_memo);
         evict(entries);
     }
 }
@@ -368,43 +305,24 @@ pub(crate) fn with<S, H, R>(
 ) -> Option<R> {
     let (index, unique) = key.numbers();
     if index < NEAR_LEN {
-        return with_near(key, None, f);
+        return with_near(key, f);
     }
     let tenant = current(|table| table.find(index, unique))?;
     // SAFETY: see `owner`.
     Some(f(unsafe { owner(tenant) }))
 }
 
-/// [`with`] on the hot paths: through `memo` (a derived type's) if there
-/// is one, else through the mirror. `None` also for a key the memo does
-/// not hold, or past the mirror, which the caller's slow path looks up with
-/// [`with`]. A call in the hot path would cost it a stack frame.
+/// [`with`] for a key the mirror holds (the hot paths): `None` also for a
+/// key past it, which the caller's slow path looks up with [`with`]. A
+/// call in the hot path would cost it a stack frame.
 #[inline(always)]
 pub(crate) fn with_near<S, H, R>(
     key: &impl Lookup<S, H>,
-    memo: Option<&'static MemoKey>,
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
+    let (index, unique) = key.numbers();
     #[cfg(not(poolable_loom))]
     {
-        // A type with a memo looks only there: another pool of the type
-        // than the one the memo holds is looked up by the caller's slow
-        // path (`with`). One call of `f` on the hot path, not two, which
-        // the compiler merges at a cost to both.
-        if let Some(memo) = memo {
-            let (memo_unique, tenant) = memo
-                .try_with(|memo| (memo.unique.get(), memo.tenant.get()))
-                .ok()?;
-            if memo_unique != key.unique() {
-                return None;
-            }
-            // SAFETY: see `owner`. Only `link` writes a memo, with the
-            // numbers of the entry it made, and an entry leaves the list
-            // only with a key that is gone (no lookup has its number) or at
-            // thread exit, which empties the memos first.
-            return Some(f(unsafe { owner(tenant) }));
-        }
-        let (index, unique) = key.numbers();
         let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
         if near.unique != unique {
             return None;
@@ -416,8 +334,6 @@ pub(crate) fn with_near<S, H, R>(
     // Under loom, every lookup reads the list.
     #[cfg(poolable_loom)]
     {
-        let _ = memo;
-        let (index, unique) = key.numbers();
         let tenant = current(|table| table.find(index, unique))?;
         // SAFETY: see `owner`.
         Some(f(unsafe { owner(tenant) }))
@@ -445,7 +361,6 @@ unsafe fn owner<'a, S, H>(tenant: *const ()) -> Owner<'a, S, H> {
 pub(crate) fn link<S: Send + 'static, H: Head<S>>(
     key: &Key<S, H>,
     tenant: Arc<Tenant<S, H>>,
-    memo: Option<&'static MemoKey>,
 ) -> bool {
     TABLE
         .try_with(|table| {
@@ -457,21 +372,16 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
             let mut new: Vec<Entry> = Vec::with_capacity(len);
             new.extend(old.iter().cloned());
             new.resize(len, Entry::EMPTY);
-            // Drop the entries of pools that are gone, and whatever held the
-            // slot; out of the memos too (only tidiness: no lookup has their
-            // numbers any more).
+            // Drop the entries of pools that are gone, and whatever held the slot.
             for (i, entry) in new.iter_mut().enumerate() {
                 if i == key.index || entry.owner.as_ref().is_some_and(|o| o.is_closed()) {
-                    entry.forget_memo();
                     *entry = Entry::EMPTY;
                 }
             }
-            let tenant_ptr = Arc::as_ptr(&tenant).cast();
             new[key.index] = Entry {
                 unique: key.unique,
-                tenant: tenant_ptr,
+                tenant: Arc::as_ptr(&tenant).cast(),
                 owner: Some(tenant),
-                memo,
             };
             // SAFETY: as above; one pointer swap, no user code.
             let old = core::mem::replace(unsafe { &mut *table.entries.get() }, new);
@@ -480,12 +390,6 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
                 // SAFETY: as above: a shared look at the list just swapped in.
                 mirror(unsafe { &*table.entries.get() });
                 FAST.with(|fast| fast.set(table));
-                if let Some(memo) = memo {
-                    let _ = memo.try_with(|memo| {
-                        memo.unique.set(key.unique);
-                        memo.tenant.set(tenant_ptr);
-                    });
-                }
             }
             // The replaced entries (and their tenants, if these were the last
             // references) are freed now that the table is consistent again.
@@ -550,7 +454,7 @@ mod tests {
         let (a, b) = (Key::new(), Key::new());
         assert!(found(&a).is_none());
         let (tenant, probe) = tenant();
-        assert!(link(&a, tenant, None));
+        assert!(link(&a, tenant));
         assert!(Arc::ptr_eq(&found(&a).unwrap(), &probe));
         assert!(found(&b).is_none());
     }
@@ -561,47 +465,15 @@ mod tests {
     fn a_key_copy_finds_nothing_until_set_then_the_keys_tenant() {
         let (filler, key) = (Key::new(), Key::new());
         // Pad this thread's table past `key.index` with empty entries.
-        assert!(link(&filler, tenant().0, None));
+        assert!(link(&filler, tenant().0));
         let copy = KeyCopy::<(), TestHead>::new();
         assert!(with(&copy, |_| ()).is_none());
         let (linked, probe) = tenant();
-        assert!(link(&key, linked, None));
+        assert!(link(&key, linked));
         assert!(with(&copy, |_| ()).is_none(), "not set yet");
         copy.set(&key);
         let found = with(&copy, |owner| Arc::clone(&owner.head().0));
         assert!(found.is_some_and(|p| Arc::ptr_eq(&p, &probe)));
-    }
-
-    std::thread_local! {
-        static MEMO: Memo = const { Memo::new() };
-    }
-
-    /// A key linked with a memo is found through it; a second key linked
-    /// with the same memo takes it over, and the first is still found (in
-    /// the mirror, or the list). A closed entry leaves the memo.
-    #[test]
-    fn a_memo_answers_for_the_last_key_linked_with_it() {
-        let (a, b, c) = (Key::new(), Key::new(), Key::new());
-        let (tenant_a, probe_a) = tenant();
-        let (tenant_b, probe_b) = tenant();
-        assert!(link(&a, tenant_a, Some(&MEMO)));
-        let memo_unique = || MEMO.with(|m| m.unique.get());
-        assert_eq!(memo_unique(), a.unique);
-        let via =
-            |key: &Key<(), TestHead>| with_near(key, Some(&MEMO), |o| Arc::clone(&o.head().0));
-        // `a` may be past the mirror (other tests hold low indexes): the
-        // memo still answers for it.
-        assert!(via(&a).is_some_and(|p| Arc::ptr_eq(&p, &probe_a)));
-        assert!(link(&b, tenant_b, Some(&MEMO)));
-        assert_eq!(memo_unique(), b.unique);
-        assert!(via(&b).is_some_and(|p| Arc::ptr_eq(&p, &probe_b)));
-        assert!(found(&a).is_some_and(|p| Arc::ptr_eq(&p, &probe_a)));
-        // `b`'s pool closes: the next link drops its entry, and the memo
-        // forgets it.
-        probe_b.closed.store(true, Ordering::Relaxed);
-        assert!(link(&c, tenant().0, None));
-        assert_eq!(memo_unique(), 0);
-        assert!(via(&b).is_none());
     }
 
     /// Keys past the mirror (`NEAR_LEN`) are found in the list, by both
@@ -615,28 +487,27 @@ mod tests {
             .expect("a key past the mirror");
         let near = keys.iter().find(|k| k.index < NEAR_LEN);
         let (tenant, probe) = tenant();
-        assert!(link(far, tenant, None));
+        assert!(link(far, tenant));
         assert!(found(far).is_some_and(|p| Arc::ptr_eq(&p, &probe)));
-        assert!(with_near(far, None, |_| ()).is_none());
+        assert!(with_near(far, |_| ()).is_none());
         // A near key (if another test has not taken every low index) is
         // found by both, through the mirror.
         if let Some(near) = near {
-            assert!(link(near, self::tenant().0, None));
-            assert!(with_near(near, None, |_| ()).is_some() && found(near).is_some());
+            assert!(link(near, self::tenant().0));
+            assert!(with_near(near, |_| ()).is_some() && found(near).is_some());
         }
     }
 
     /// At thread exit, a value's `Drop` run by the eviction looks its pool
-    /// up and finds nothing (not the tenant being emptied): the mirror and
-    /// the memos are emptied before the list.
+    /// up and finds nothing (not the tenant being emptied): the mirror is
+    /// emptied before the list.
     #[test]
     fn lookups_during_the_exit_eviction_find_nothing() {
         struct LookupOnEvict(Arc<AtomicBool>, Arc<Key<(), LookupOnEvict>>);
         impl Head<()> for LookupOnEvict {
             fn evict(owner: Owner<'_, (), Self>) {
                 let head = owner.head();
-                let found = with(&*head.1, |_| ()).is_some()
-                    || with_near(&*head.1, Some(&MEMO), |_| ()).is_some();
+                let found = with(&*head.1, |_| ()).is_some();
                 head.0.store(found, Ordering::Relaxed);
             }
             fn is_closed(&self) -> bool {
@@ -649,8 +520,8 @@ mod tests {
         std::thread::spawn(move || {
             let head = LookupOnEvict(found_there, Arc::clone(&key_there));
             let tenant = Arc::new(Tenant::new((), head));
-            assert!(link(&*key_there, tenant, Some(&MEMO)));
-            assert!(with_near(&*key_there, Some(&MEMO), |_| ()).is_some());
+            assert!(link(&*key_there, tenant));
+            assert!(with(&*key_there, |_| ()).is_some());
         })
         .join()
         .unwrap();
@@ -663,7 +534,7 @@ mod tests {
     #[test]
     fn a_reused_index_does_not_find_the_old_tenant() {
         let old = Key::<(), TestHead>::new();
-        assert!(link(&old, tenant().0, None));
+        assert!(link(&old, tenant().0));
         let index = old.index;
         drop(old);
         let new = Key::<(), TestHead>::new();
@@ -681,9 +552,9 @@ mod tests {
     fn a_link_from_inside_an_operation_keeps_the_running_tenant() {
         let (outer, inner) = (Key::new(), Key::new());
         let (tenant_outer, probe) = tenant();
-        assert!(link(&outer, tenant_outer, None));
+        assert!(link(&outer, tenant_outer));
         let linked = with(&outer, |owner| {
-            let linked = link(&inner, tenant().0, None);
+            let linked = link(&inner, tenant().0);
             // The running tenant is still readable, and still the one found.
             let same = Arc::ptr_eq(&owner.head().0, &probe);
             (
@@ -699,10 +570,10 @@ mod tests {
     fn closed_tenants_leave_the_table_at_the_next_link() {
         let (a, b) = (Key::new(), Key::new());
         let (tenant_a, probe_a) = tenant();
-        assert!(link(&a, tenant_a, None));
+        assert!(link(&a, tenant_a));
         probe_a.closed.store(true, Ordering::Relaxed);
         assert!(found(&a).is_some());
-        assert!(link(&b, tenant().0, None));
+        assert!(link(&b, tenant().0));
         assert!(found(&a).is_none());
         // Leaving the table is not an eviction: the pool is gone.
         assert_eq!(probe_a.evicted.load(Ordering::Relaxed), 0);
@@ -716,8 +587,8 @@ mod tests {
         // `join`, not a scope: it waits for the thread's destructors.
         let keys_there = Arc::clone(&keys);
         std::thread::spawn(move || {
-            assert!(link(&keys_there.0, tenant_a, None));
-            assert!(link(&keys_there.1, tenant_b, None));
+            assert!(link(&keys_there.0, tenant_a));
+            assert!(link(&keys_there.1, tenant_b));
         })
         .join()
         .unwrap();
