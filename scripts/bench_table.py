@@ -518,6 +518,58 @@ def workload_table(group: str, by_param: dict) -> list[str]:
     return lines
 
 
+PEERS = ("object-pool", "lockfree-linear", "lockfree-spinlock", "opool", "sharded-slab",
+         "poolshark-local", "poolshark-global")
+
+
+def targets_table(groups: dict) -> list[str]:
+    """The speed issue's targets, each with the ratio this run measured."""
+    w0 = groups.get("0_obj_get_push_drop", {})
+    one, two = w0.get(ONE, {}), w0.get(TWO, {})
+    rows = []  # (target, measured, limit, met: bool | None)
+
+    def add(target: str, value: float | None, limit: float, at_most: bool = True) -> None:
+        if value is None:
+            rows.append((target, "not measured", "", None))
+            return
+        met = value <= limit if at_most else value >= limit
+        rows.append((target, f"{value:.2f}×", ("≤ " if at_most else "≥ ") + f"{limit:g}×", met))
+
+    def r(res: dict, a: str, b: str) -> float | None:
+        return res[a] / res[b] if a in res and b in res else None
+
+    add("1. derived get+drop ÷ baseline, 1 thread", r(one, "poolable", BASELINE), 1.3)
+    add("1. derived get+drop ÷ raw slot (floor), 1 thread", r(one, "poolable", FLOOR), 1.5)
+    add("2. derived ÷ baseline, 2 threads", r(two, "poolable", BASELINE), 1.3)
+    pt = per_thread(w0, "poolable")
+    add("2. per-thread time, 2 threads ÷ 1 thread", pt[1] if pt else None, SCALING_LIMIT)
+    add("3. Go `sync.Pool` ÷ poolable, 1 thread", r(one, "go-pool", "poolable"), 3, at_most=False)
+    add("3. Go `sync.Pool` ÷ poolable, 2 threads", r(two, "go-pool", "poolable"), 2, at_most=False)
+    for group in sorted(groups):
+        for param in param_order(group, groups[group]):
+            res = groups[group][param]
+            peers = [res[k] for k in PEERS if k in res]
+            if "poolable" not in res or not peers:
+                continue
+            short = WORKLOADS.get(group, (group, ""))[0]
+            add(f"4. best Rust peer ÷ poolable, {short} ({param})",
+                min(peers) / res["poolable"], 2, at_most=False)
+    add("5. static `Pool<Vec<u8>>` ÷ derived, 1 thread", r(one, "static-pool", "poolable"), 1.2)
+    record = groups.get("4_record_encode", {})
+    for param in record:
+        add(f"5. record encode ÷ baseline ({param})", r(record[param], "poolable", BASELINE), 1.2)
+    add("6. generic derived ÷ derived, 1 thread", r(one, "generic", "poolable"), 1.5)
+    for group in ("2_scratch_2k", "3_builder_4k", "4_record_encode", "5_request"):
+        for param in param_order(group, groups.get(group, {})):
+            short = WORKLOADS.get(group, (group, ""))[0]
+            add(f"7. {short} ({param}) ÷ baseline", r(groups[group][param], "poolable", BASELINE), 1.1)
+    lines = ["| target | measured | limit | |", "|---|---|---|---|"]
+    for target, measured, limit, met in rows:
+        mark = "" if met is None else ("met" if met else "**missed**")
+        lines.append(f"| {target} | {measured} | {limit} | {mark} |")
+    return lines
+
+
 def instructions_table(instr: dict) -> list[str]:
     per = {r["contender"]: r["per_op"] for r in instr["rows"]}
     lines = [
@@ -765,6 +817,16 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
             ]
             lines += memory_table(allocs)
             lines.append("")
+    lines += [
+        "## The speed issue's targets",
+        "",
+        "Each target of the speed issue with the ratio measured in this run (medians, same run). "
+        "Target 8 (a miss allocates no more than constructing the value) is the allocation table "
+        "below; target 9 is the instruction table of workload 0.",
+        "",
+    ]
+    lines += targets_table(groups)
+    lines.append("")
     if allocs:
         lines += [
             "## Allocations per operation (steady state)",
