@@ -151,6 +151,7 @@ impl<'a, T> Held<'a, T> {
             return false;
         };
         // A slot at or past `len` is `None`, as `move_into` asks.
+        debug_assert!(slot.is_some(), "a return pushes a value");
         move_into(item, slot);
         *size = bytes;
         self.set(i + 1, self.retained.bytes.load(Relaxed) + bytes);

@@ -425,16 +425,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(always)]
     fn reset(&self, slot: &mut Option<T>) -> usize {
         let on_panic = DiscardOnUnwind { pool: self, slot };
-        let Some(value) = on_panic.slot.as_mut() else {
-            return 0;
-        };
-        T::reset(value);
-        // Reset verification: free in release builds (under
-        // `POOLABLE=chaos` the thread tier checks, on its slow path).
-        if cfg!(debug_assertions) && !T::is_reset(value) {
-            not_reset::<T>();
-        }
-        let bytes = size_of_kept(value);
+        let bytes = on_panic.slot.as_mut().map_or(0, |value| {
+            T::reset(value);
+            // Reset verification: free in release builds (under
+            // `POOLABLE=chaos` the thread tier checks, on its slow path).
+            if cfg!(debug_assertions) && !T::is_reset(value) {
+                not_reset::<T>();
+            }
+            size_of_kept(value)
+        });
         core::mem::forget(on_panic);
         bytes
     }
@@ -445,11 +444,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     fn put_measured(&self, slot: &mut Option<T>) {
-        let on_panic = DiscardOnUnwind { pool: self, slot };
-        let Some(value) = on_panic.slot.as_ref() else {
+        if slot.is_none() {
             return;
-        };
-        let used = T::used_bytes(value).saturating_add(core::mem::size_of::<T>());
+        }
+        let on_panic = DiscardOnUnwind { pool: self, slot };
+        let used = on_panic.slot.as_ref().map_or(0, T::used_bytes);
+        let used = used.saturating_add(core::mem::size_of::<T>());
         core::mem::forget(on_panic);
         let bytes = self.reset(slot);
         let storage = self.storage();
@@ -473,11 +473,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let cap = storage.max_bytes();
         if self.policy.oversize == Oversize::Shrink && slot.is_some() {
             let on_panic = DiscardOnUnwind { pool: self, slot };
-            let Some(value) = on_panic.slot.as_mut() else {
-                return;
-            };
-            T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
-            let bytes = size_of_kept(value);
+            let bytes = on_panic.slot.as_mut().map_or(0, |value| {
+                T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
+                size_of_kept(value)
+            });
             core::mem::forget(on_panic);
             if bytes <= cap {
                 local::count(storage, Event::Shrunk);
