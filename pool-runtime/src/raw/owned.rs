@@ -32,6 +32,12 @@ use core::marker::PhantomData;
 
 /// A thread's state plus an immutable, shared `head` (what reclaimers and
 /// statistics read without the protocol).
+///
+/// Aligned to 128 bytes (two cache lines, as `CachePadded`): its owner
+/// writes it on every operation, and two threads' tenants sharing a line
+/// made one pool's 2-thread time swing between 12 and 32 ns per operation
+/// from run to run (`benches/obj.rs`, the generic derived type).
+#[repr(align(128))]
 pub(crate) struct Tenant<S, H> {
     /// Set by the owner for the length of each operation.
     busy: AtomicBool,
