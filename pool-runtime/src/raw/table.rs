@@ -234,13 +234,12 @@ impl Drop for Table {
     /// Thread exit.
     fn drop(&mut self) {
         // From here on, lookups (from the values' `Drop`s below) find nothing.
-        let entries = core::mem::take(self.entries.get_mut());
         #[cfg(not(poolable_loom))]
         {
             FAST.with(|fast| fast.set(core::ptr::null()));
             mirror(&[]);
         }
-        evict(entries);
+        evict(core::mem::take(self.entries.get_mut()));
     }
 }
 
@@ -253,7 +252,7 @@ std::thread_local! {
     /// This thread's `TABLE` once `link` has used it, null before that and
     /// from the start of the table's destructor. It has no destructor of its
     /// own, so reading it is one thread-local load with no registration
-    /// check: the fast path's way in.
+    /// check: the way in for keys past `NEAR`.
     static FAST: Cell<*const Table> = const { Cell::new(core::ptr::null()) };
 
     /// The lookup words of the list's first `NEAR_LEN` entries (module docs).
@@ -307,6 +306,16 @@ pub(crate) fn with<S, H, R>(
     if index < NEAR_LEN {
         return with_near(key, f);
     }
+    with_list(index, unique, f)
+}
+
+/// [`with`] through the list itself.
+#[inline(always)]
+fn with_list<S, H, R>(
+    index: usize,
+    unique: u64,
+    f: impl FnOnce(Owner<'_, S, H>) -> R,
+) -> Option<R> {
     let tenant = current(|table| table.find(index, unique))?;
     // SAFETY: see `owner`.
     Some(f(unsafe { owner(tenant) }))
@@ -333,11 +342,7 @@ pub(crate) fn with_near<S, H, R>(
     }
     // Under loom, every lookup reads the list.
     #[cfg(poolable_loom)]
-    {
-        let tenant = current(|table| table.find(index, unique))?;
-        // SAFETY: see `owner`.
-        Some(f(unsafe { owner(tenant) }))
-    }
+    with_list(index, unique, f)
 }
 
 /// The owner of the tenant an entry points to.
