@@ -32,15 +32,15 @@ pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 /// current holder (the owner, or a reclaimer) touches it, through a
 /// [`Held`], which also keeps the counts in the cache's [`Head`].
 ///
-/// Values sit in `items` as `Option<T>` and their sizes in a parallel array,
-/// so a get or a return moves the value once, from slot to slot, with the
-/// same access widths on both sides: moving it through an `(T, usize)` entry
-/// made the compiler read back, with one wide load, what it had just written
-/// with narrower stores, a store-forwarding stall that tripled the cost of a
-/// get+drop (measured in `benches/obj.rs`).
+/// Values sit in `items` as `Option<T>` and their sizes in a parallel array
+/// (in the [`Retained`] of the head), so a get or a return moves the value
+/// once, from slot to slot, with the same access widths on both sides:
+/// moving it through an `(T, usize)` entry made the compiler read back, with
+/// one wide load, what it had just written with narrower stores, a
+/// store-forwarding stall that tripled the cost of a get+drop (measured in
+/// `benches/obj.rs`).
 pub(crate) struct Stack<T> {
     items: [Option<T>; LOCAL_CACHE_SIZE],
-    sizes: [usize; LOCAL_CACHE_SIZE],
     /// The pool's `local_cap`, kept here so a return reads it from memory
     /// it touches anyway.
     cap: usize,
@@ -55,7 +55,6 @@ impl<T> Stack<T> {
     fn new(cap: usize, generation: u64) -> Self {
         Stack {
             items: core::array::from_fn(|_| None),
-            sizes: [0; LOCAL_CACHE_SIZE],
             cap,
             aged: 0,
             generation,
@@ -63,14 +62,35 @@ impl<T> Stack<T> {
     }
 }
 
-/// How many values a thread cache holds, and their bytes: written by the
-/// stack's holder as the stack changes, read by `stats()` at any time. They
-/// are the stack's own counts, not copies published after each change: one
-/// store per change instead of two.
-#[derive(Default)]
+/// How many values a thread cache holds, and the size of each: written by
+/// the stack's holder as the stack changes, read by `stats()` at any time.
+/// They are the stack's own length and sizes, not copies published after
+/// each change. `stats()` sums the sizes, so that a get or a return keeps no
+/// running total: that was a load, an add and a store per operation, and a
+/// chain through memory from each operation to the next (8 instructions and
+/// about 7% of a get+drop, `benches/instructions.rs`).
 pub(crate) struct Retained {
     len: AtomicUsize,
-    bytes: AtomicUsize,
+    sizes: [AtomicUsize; LOCAL_CACHE_SIZE],
+}
+
+impl Default for Retained {
+    fn default() -> Self {
+        Retained {
+            len: AtomicUsize::new(0),
+            sizes: core::array::from_fn(|_| AtomicUsize::new(0)),
+        }
+    }
+}
+
+impl Retained {
+    /// The values held and their bytes. Exact for the calling thread's own
+    /// cache; for another thread's, a snapshot taken while it may move.
+    fn get(&self) -> (usize, usize) {
+        let len = self.len.load(Relaxed).min(LOCAL_CACHE_SIZE);
+        let bytes = self.sizes[..len].iter().map(|s| s.load(Relaxed)).sum();
+        (len, bytes)
+    }
 }
 
 /// A [`Stack`] in its holder's hands, with its counts (in the [`Head`]).
@@ -110,12 +130,6 @@ impl<'a, T> Held<'a, T> {
         self.stack.aged
     }
 
-    #[inline(always)]
-    fn set(&self, len: usize, bytes: usize) {
-        self.retained.len.store(len, Relaxed);
-        self.retained.bytes.store(bytes, Relaxed);
-    }
-
     /// Move the newest value into `out` (which is `None`); false if empty.
     #[inline(always)]
     fn pop_into(&mut self, out: &mut Option<T>) -> bool {
@@ -123,7 +137,7 @@ impl<'a, T> Held<'a, T> {
         // below turn away: one compare for both.
         let i = self.len().wrapping_sub(1);
         let stack = &mut *self.stack;
-        let (Some(item), Some(&size)) = (stack.items.get_mut(i), stack.sizes.get(i)) else {
+        let Some(item) = stack.items.get_mut(i) else {
             return false;
         };
         // `out` is `None`, as `move_into` asks.
@@ -134,7 +148,7 @@ impl<'a, T> Held<'a, T> {
         if i < stack.aged {
             stack.aged = i;
         }
-        self.set(i, self.retained.bytes.load(Relaxed) - size);
+        self.retained.len.store(i, Relaxed);
         true
     }
 
@@ -147,14 +161,14 @@ impl<'a, T> Held<'a, T> {
         if i >= stack.cap {
             return false;
         }
-        let (Some(item), Some(size)) = (stack.items.get_mut(i), stack.sizes.get_mut(i)) else {
+        let (Some(item), Some(size)) = (stack.items.get_mut(i), self.retained.sizes.get(i)) else {
             return false;
         };
         // A slot at or past `len` is `None`, as `move_into` asks.
         debug_assert!(slot.is_some(), "a return pushes a value");
         move_into(item, slot);
-        *size = bytes;
-        self.set(i + 1, self.retained.bytes.load(Relaxed) + bytes);
+        size.store(bytes, Relaxed);
+        self.retained.len.store(i + 1, Relaxed);
         true
     }
 
@@ -174,7 +188,7 @@ impl<'a, T> Held<'a, T> {
 
     fn pop(&mut self) -> Option<Entry<T>> {
         let i = self.len().checked_sub(1)?;
-        let bytes = *self.stack.sizes.get(i)?;
+        let bytes = self.retained.sizes.get(i)?.load(Relaxed);
         let mut out = None;
         self.pop_into(&mut out);
         out.map(|value| Entry { value, bytes })
@@ -206,14 +220,11 @@ impl<T> Iterator for Oldest<'_, '_, T> {
         if self.taken == self.limit {
             return None;
         }
-        let stack = &mut *self.held.stack;
-        let value = stack.items.get_mut(self.taken)?.take()?;
-        let bytes = *stack.sizes.get(self.taken)?;
+        let value = self.held.stack.items.get_mut(self.taken)?.take()?;
+        // Zeroed as it leaves, so that `stats()` does not count it here and
+        // in the shards it goes to.
+        let bytes = self.held.retained.sizes.get(self.taken)?.swap(0, Relaxed);
         self.taken += 1;
-        let retained = self.held.retained;
-        retained
-            .bytes
-            .store(retained.bytes.load(Relaxed) - bytes, Relaxed);
         Some(Entry { value, bytes })
     }
 }
@@ -224,7 +235,10 @@ impl<T> Drop for Oldest<'_, '_, T> {
         let stack = &mut *self.held.stack;
         let n = self.taken;
         stack.items[..len].rotate_left(n);
-        stack.sizes[..len].rotate_left(n);
+        let sizes = &self.held.retained.sizes[..len];
+        for (to, from) in (n..len).enumerate() {
+            sizes[to].store(sizes[from].swap(0, Relaxed), Relaxed);
+        }
         stack.aged = stack.aged.saturating_sub(n);
         self.held.retained.len.store(len - n, Relaxed);
     }
@@ -245,8 +259,9 @@ pub(crate) struct Head<T: 'static> {
 impl<T> Head<T> {
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
         self.counters.sum_into(stats);
-        stats.retained += self.retained.len.load(Relaxed);
-        stats.retained_bytes += self.retained.bytes.load(Relaxed);
+        let (len, bytes) = self.retained.get();
+        stats.retained += len;
+        stats.retained_bytes += bytes;
     }
 }
 
@@ -608,6 +623,45 @@ mod tests {
     use super::*;
     use crate::policy::{Limits, Mode, Policy};
     use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// The sizes `stats()` sums follow their values: through pushes, pops,
+    /// and the oldest leaving with the rest moving to the front.
+    #[test]
+    fn retained_sizes_follow_their_values() {
+        let limits = Limits::resolve(Policy::DEFAULT, 2, 24);
+        let storage = Arc::new(Storage::new(limits, "sizes".into(), |_: &u32| true));
+        let head = Head {
+            storage: Arc::clone(&storage),
+            counters: Counters::new(),
+            retained: Retained::default(),
+            home: 0,
+        };
+        let mut stack = Stack::new(LOCAL_CACHE_SIZE, 0);
+        let mut held = Held::new(&mut stack, &head);
+        for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
+            assert!(held.push(Entry { value, bytes }).is_ok());
+        }
+        assert_eq!(head.retained.get(), (4, 100));
+        let out = held.pop().map(|e| (e.value, e.bytes));
+        assert_eq!(out, Some((4, 40)));
+        assert_eq!(head.retained.get(), (3, 60));
+
+        // One of the two oldest is taken, then the iterator is dropped.
+        let taken: Vec<_> = held.oldest(2).take(1).map(|e| (e.value, e.bytes)).collect();
+        assert_eq!(taken, [(1, 10)]);
+        assert_eq!(head.retained.get(), (2, 50));
+        assert!(
+            held.push(Entry {
+                value: 5,
+                bytes: 50
+            })
+            .is_ok()
+        );
+        assert_eq!(head.retained.get(), (3, 100));
+        let rest: Vec<_> = held.oldest(3).map(|e| (e.value, e.bytes)).collect();
+        assert_eq!(rest, [(2, 20), (3, 30), (5, 50)]);
+        assert_eq!(head.retained.get(), (0, 0));
+    }
 
     /// Under `POOLABLE=chaos` every return reaches `keep_in_shards` (there
     /// are no thread caches), which verifies the reset in any build.
