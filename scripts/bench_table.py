@@ -7,7 +7,8 @@ estimate) with the benchmark.json beside it, target/criterion/alloc_count.json
 written by the `alloc_count` bench, and, when present, target/criterion/go.json
 (Go's sync.Pool on the same workloads, benches/go) and
 target/criterion/instructions.json (instructions per op of workload 0 under
-callgrind). Standard library only.
+callgrind) and target/criterion/paired.json (the single-thread targets timed
+in alternation, written by the `paired` bench). Standard library only.
 
     python3 scripts/bench_table.py                # tables from the last results
     python3 scripts/bench_table.py --run          # cargo bench (timed), Go, callgrind, tables
@@ -522,24 +523,35 @@ PEERS = ("object-pool", "lockfree-linear", "lockfree-spinlock", "opool", "sharde
          "poolshark-local", "poolshark-global")
 
 
-def targets_table(groups: dict) -> list[str]:
-    """The speed issue's targets, each with the ratio this run measured."""
+def targets_table(groups: dict, paired: dict | None = None) -> list[str]:
+    """The speed issue's targets, each with the ratio this run measured and,
+    for the single-thread ones, the paired ratio of `benches/paired.rs`."""
     w0 = groups.get("0_obj_get_push_drop", {})
     one, two = w0.get(ONE, {}), w0.get(TWO, {})
-    rows = []  # (target, measured, limit, met: bool | None)
+    pairs = {(p["group"], p["param"], p["num"], p["den"]): p["ratio"]
+             for p in (paired or {}).get("pairs", [])}
+    rows = []  # (target, measured, paired, limit, met, paired met)
 
-    def add(target: str, value: float | None, limit: float, at_most: bool = True) -> None:
-        if value is None:
-            rows.append((target, "not measured", "", None))
-            return
-        met = value <= limit if at_most else value >= limit
-        rows.append((target, f"{value:.2f}×", ("≤ " if at_most else "≥ ") + f"{limit:g}×", met))
+    def add(target: str, value: float | None, limit: float, at_most: bool = True,
+            pair: tuple | None = None) -> None:
+        def cell(x: float | None) -> tuple[str, bool | None]:
+            if x is None:
+                return "not measured", None
+            return f"{x:.2f}×", (x <= limit if at_most else x >= limit)
+        measured, met = cell(value)
+        paired_value = pairs.get(pair) if pair else None
+        paired_cell, paired_met = cell(paired_value) if paired_value is not None else ("–", None)
+        rows.append((target, measured, paired_cell, ("≤ " if at_most else "≥ ") + f"{limit:g}×",
+                     met, paired_met))
 
     def r(res: dict, a: str, b: str) -> float | None:
         return res[a] / res[b] if a in res and b in res else None
 
-    add("1. derived get+drop ÷ baseline, 1 thread", r(one, "poolable", BASELINE), 1.3)
-    add("1. derived get+drop ÷ raw slot (floor), 1 thread", r(one, "poolable", FLOOR), 1.5)
+    W0 = "0_obj_get_push_drop"
+    add("1. derived get+drop ÷ baseline, 1 thread", r(one, "poolable", BASELINE), 1.3,
+        pair=(W0, ONE, "poolable", BASELINE))
+    add("1. derived get+drop ÷ raw slot (floor), 1 thread", r(one, "poolable", FLOOR), 1.5,
+        pair=(W0, ONE, "poolable", FLOOR))
     add("2. derived ÷ baseline, 2 threads", r(two, "poolable", BASELINE), 1.3)
     pt = per_thread(w0, "poolable")
     add("2. per-thread time, 2 threads ÷ 1 thread", pt[1] if pt else None, SCALING_LIMIT)
@@ -554,19 +566,23 @@ def targets_table(groups: dict) -> list[str]:
             short = WORKLOADS.get(group, (group, ""))[0]
             add(f"4. best Rust peer ÷ poolable, {short} ({param})",
                 min(peers) / res["poolable"], 2, at_most=False)
-    add("5. static `Pool<Vec<u8>>` ÷ derived, 1 thread", r(one, "static-pool", "poolable"), 1.2)
+    add("5. static `Pool<Vec<u8>>` ÷ derived, 1 thread", r(one, "static-pool", "poolable"), 1.2,
+        pair=(W0, ONE, "static-pool", "poolable"))
     record = groups.get("4_record_encode", {})
     for param in record:
-        add(f"5. record encode ÷ baseline ({param})", r(record[param], "poolable", BASELINE), 1.2)
-    add("6. generic derived ÷ derived, 1 thread", r(one, "generic", "poolable"), 1.5)
+        add(f"5. record encode ÷ baseline ({param})", r(record[param], "poolable", BASELINE), 1.2,
+            pair=("4_record_encode", param, "poolable", BASELINE))
+    add("6. generic derived ÷ derived, 1 thread", r(one, "generic", "poolable"), 1.5,
+        pair=(W0, ONE, "generic", "poolable"))
     for group in ("2_scratch_2k", "3_builder_4k", "4_record_encode", "5_request"):
         for param in param_order(group, groups.get(group, {})):
             short = WORKLOADS.get(group, (group, ""))[0]
-            add(f"7. {short} ({param}) ÷ baseline", r(groups[group][param], "poolable", BASELINE), 1.1)
-    lines = ["| target | measured | limit | |", "|---|---|---|---|"]
-    for target, measured, limit, met in rows:
-        mark = "" if met is None else ("met" if met else "**missed**")
-        lines.append(f"| {target} | {measured} | {limit} | {mark} |")
+            add(f"7. {short} ({param}) ÷ baseline", r(groups[group][param], "poolable", BASELINE), 1.1,
+                pair=(group, param, "poolable", BASELINE))
+    lines = ["| target | this run | paired | limit | this run: | paired: |", "|---|---|---|---|---|---|"]
+    for target, measured, paired_cell, limit, met, paired_met in rows:
+        marks = ["" if m is None else ("met" if m else "**missed**") for m in (met, paired_met)]
+        lines.append(f"| {target} | {measured} | {paired_cell} | {limit} | {marks[0]} | {marks[1]} |")
     return lines
 
 
@@ -724,7 +740,7 @@ def chart(groups: dict, path: Path) -> None:
 # ------------------------------------------------------------------ report
 
 
-def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None) -> str:
+def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None, paired=None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -824,8 +840,18 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
         "Target 8 (a miss allocates no more than constructing the value) is the allocation table "
         "below; target 9 is the instruction table of workload 0.",
         "",
+        "**paired** (`benches/paired.rs`, single-thread targets only): the two contenders timed "
+        "in alternation in one process, "
+        + (f"{paired['rounds']} rounds of about {paired['block_ms']} ms per contender, "
+           if paired else "")
+        + "the order swapped every round; the figure is the median of the ratios within a round. "
+        "Criterion times each contender once, one after the other, so a change in the machine's "
+        "speed between the two windows moves its ratio; a round's two blocks share the machine's "
+        "state of that moment."
+        + ("" if paired else " Not measured in this run (no `target/criterion/paired.json`)."),
+        "",
     ]
-    lines += targets_table(groups)
+    lines += targets_table(groups, paired)
     lines.append("")
     if allocs:
         lines += [
@@ -972,10 +998,11 @@ def main() -> int:
     if go:
         merge_go(groups, go)
     instr = load_json(crit / "instructions.json")
+    paired = load_json(crit / "paired.json")
     allocs = load_allocs(crit)
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
     mach = machine()
-    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr)
+    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr, paired)
     # Section 8 (the live HTTP measurement) comes from scripts/http_bench.py: keep it.
     old = args.out.read_text() if args.out.exists() else ""
     if HTTP_START in old and HTTP_END in old:

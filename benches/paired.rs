@@ -1,0 +1,209 @@
+//! Paired ratios for the speed issue's single-thread targets: two contenders
+//! on one workload, timed in alternation in one process.
+//!
+//! Criterion times each contender once, one after the other, for about two
+//! seconds each. On a shared machine the speed changes between those
+//! windows, and a ratio of two of them moves with it: poolable ÷ baseline of
+//! workload 0 read 1.71×, 1.71× and 2.09× in three full runs of one day, and
+//! workload 5 read 1.2–1.35× where callgrind counts 4% more instructions.
+//! Here each round times a block of one contender and then a block of the
+//! other (the order alternates between rounds), and the figure is the median
+//! over the rounds of the ratio within a round: a slow phase of the host
+//! slows both sides of the same round.
+//!
+//! Writes `target/criterion/paired.json`; `scripts/bench_table.py` puts each
+//! ratio beside criterion's in the targets section of `RESULTS.md`.
+
+#[allow(
+    dead_code,
+    reason = "a few contenders of each workload's files: the other benches report what none uses"
+)]
+mod support {
+    #[macro_use]
+    pub mod contenders;
+    pub mod buffers;
+    pub mod obj;
+    pub mod request;
+    pub mod run;
+    pub mod scratch;
+}
+
+use poolable::{Pool, Poolable};
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+use support::buffers::{build, encode, scratch};
+use support::contenders::{CAP, Contenders, Item, Kind};
+use support::obj::{ObjContender, ObjContenders};
+use support::request::{RecycledRequest, Request, request, request_recycled};
+
+/// Rounds per pair; the figure is their median.
+const ROUNDS: usize = 21;
+/// About how long one contender's block of one round runs.
+const BLOCK: Duration = Duration::from_millis(20);
+
+static SCRATCH: Pool<Vec<u8>> = Pool::new();
+static BUILDER: Pool<Vec<u8>> = Pool::new();
+static RECORD: Pool<Vec<u8>> = Pool::new();
+
+/// One pair's figures: medians over the rounds.
+struct Paired {
+    /// The criterion group and parameter the pair's contenders are in.
+    group: &'static str,
+    param: &'static str,
+    /// Numerator and denominator: criterion function ids.
+    num: &'static str,
+    den: &'static str,
+    ratio: f64,
+    num_ns: f64,
+    den_ns: f64,
+}
+
+/// Nanoseconds per op of `n` ops of `ops`.
+fn ns_per_op(ops: &mut impl FnMut(u64), n: u64) -> f64 {
+    let start = Instant::now();
+    ops(n);
+    start.elapsed().as_nanos() as f64 / n as f64
+}
+
+/// How many ops of `ops` take about [`BLOCK`] (after a warm-up).
+fn block_ops(ops: &mut impl FnMut(u64)) -> u64 {
+    let mut n = 1_000;
+    loop {
+        let start = Instant::now();
+        ops(n);
+        let took = start.elapsed();
+        if took >= BLOCK / 4 {
+            let per_op = took.as_secs_f64() / n as f64;
+            return ((BLOCK.as_secs_f64() / per_op) as u64).max(1);
+        }
+        n *= 4;
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// `num` against `den` (each runs `n` ops when called with `n`), in
+/// [`ROUNDS`] rounds.
+fn pair(
+    (group, param): (&'static str, &'static str),
+    (num, mut num_ops): (&'static str, impl FnMut(u64)),
+    (den, mut den_ops): (&'static str, impl FnMut(u64)),
+) -> Paired {
+    let (n_num, n_den) = (block_ops(&mut num_ops), block_ops(&mut den_ops));
+    let (mut ratios, mut nums, mut dens) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let (a, b) = if round % 2 == 0 {
+            let a = ns_per_op(&mut num_ops, n_num);
+            (a, ns_per_op(&mut den_ops, n_den))
+        } else {
+            let b = ns_per_op(&mut den_ops, n_den);
+            (ns_per_op(&mut num_ops, n_num), b)
+        };
+        ratios.push(a / b);
+        nums.push(a);
+        dens.push(b);
+    }
+    let p = Paired {
+        group,
+        param,
+        num,
+        den,
+        ratio: median(ratios),
+        num_ns: median(nums),
+        den_ns: median(dens),
+    };
+    println!(
+        "{group:<20} {param:<14} {num:>12} ÷ {den:<12} {:6.3}×   ({:.1} ns ÷ {:.1} ns)",
+        p.ratio, p.num_ns, p.den_ns
+    );
+    p
+}
+
+/// poolable ÷ the baseline on workload `group`, run by `c` with `f`.
+fn against_baseline<T: Item>(
+    at: (&'static str, &'static str),
+    c: &Contenders<T>,
+    f: impl Fn(&mut T, u64) + Copy,
+) -> Paired {
+    pair(
+        at,
+        (Kind::Poolable.id(), |n| c.run(Kind::Poolable, n, f)),
+        (Kind::ThreadLocal.id(), |n| c.run(Kind::ThreadLocal, n, f)),
+    )
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a name filter is not supported.
+    let obj = &ObjContenders::default();
+    let w0 = ("0_obj_get_push_drop", "1 thread");
+    let run = |c: ObjContender| (c.id(), move |n| obj.run(c, n));
+    let poolable = ObjContender::On(Kind::Poolable);
+    let mut pairs = vec![
+        pair(w0, run(poolable), run(ObjContender::On(Kind::ThreadLocal))),
+        pair(w0, run(poolable), run(ObjContender::Floor)),
+        pair(w0, run(ObjContender::StaticPool), run(poolable)),
+        pair(w0, run(ObjContender::Generic), run(poolable)),
+    ];
+
+    let scratch_c = Contenders::new(&SCRATCH, Vec::new, CAP);
+    pairs.push(against_baseline(
+        ("2_scratch_2k", "2 KiB"),
+        &scratch_c,
+        scratch,
+    ));
+    let builder_c = Contenders::new(&BUILDER, Vec::new, CAP);
+    pairs.push(against_baseline(
+        ("3_builder_4k", "4 KiB"),
+        &builder_c,
+        build,
+    ));
+    let record_c = Contenders::new(&RECORD, Vec::new, CAP);
+    pairs.push(against_baseline(
+        ("4_record_encode", "1 KiB record"),
+        &record_c,
+        encode,
+    ));
+    let request_c = Contenders::new(Request::pool(), Request::default, CAP);
+    pairs.push(against_baseline(
+        ("5_request", "request"),
+        &request_c,
+        request,
+    ));
+    let recycled_c = Contenders::new(RecycledRequest::pool(), RecycledRequest::default, CAP);
+    pairs.push(against_baseline(
+        ("5_request", "recycled"),
+        &recycled_c,
+        request_recycled,
+    ));
+
+    write_json(&pairs);
+}
+
+fn write_json(pairs: &[Paired]) {
+    let mut json = format!(
+        "{{\n  \"rounds\": {ROUNDS},\n  \"block_ms\": {},\n  \"pairs\": [\n",
+        BLOCK.as_millis()
+    );
+    for (i, p) in pairs.iter().enumerate() {
+        let comma = if i + 1 < pairs.len() { "," } else { "" };
+        let _ = writeln!(
+            json,
+            "    {{\"group\": \"{}\", \"param\": \"{}\", \"num\": \"{}\", \"den\": \"{}\", \
+             \"ratio\": {:.4}, \"num_ns\": {:.3}, \"den_ns\": {:.3}}}{comma}",
+            p.group, p.param, p.num, p.den, p.ratio, p.num_ns, p.den_ns
+        );
+    }
+    json.push_str("  ]\n}\n");
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        // The workspace's target directory: this package is `benches/`.
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
+        .join("criterion");
+    std::fs::create_dir_all(&dir).expect("create target/criterion");
+    let path = dir.join("paired.json");
+    std::fs::write(&path, json).expect("write paired.json");
+    println!("wrote {}", path.display());
+}
