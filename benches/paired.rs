@@ -11,8 +11,13 @@
 //! over the rounds of the ratio within a round: a slow phase of the host
 //! slows both sides of the same round.
 //!
+//! The same pairing measures what storing values inline costs against
+//! pooling `Box<T>` (the other half of target 8), for types of several sizes
+//! and shapes: the guide's advice on when to pool `Box<T>` rests on it.
+//!
 //! Writes `target/criterion/paired.json`; `scripts/bench_table.py` puts each
-//! ratio beside criterion's in the targets section of `RESULTS.md`.
+//! ratio beside criterion's in the targets section of `RESULTS.md`, and the
+//! inline/boxed pairs in a table of their own.
 
 #[allow(
     dead_code,
@@ -26,15 +31,18 @@ mod support {
     pub mod request;
     pub mod run;
     pub mod scratch;
+    pub mod small;
 }
 
-use poolable::{Pool, Poolable};
+use poolable::{Pool, Poolable, Reset};
 use std::fmt::Write as _;
+use std::hint::black_box;
 use std::time::{Duration, Instant};
 use support::buffers::{build, encode, scratch};
 use support::contenders::{CAP, Contenders, Item, Kind};
-use support::obj::{ObjContender, ObjContenders};
+use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 use support::request::{RecycledRequest, Request, request, request_recycled};
+use support::small::{Small, small};
 
 /// Rounds per pair; the figure is their median.
 const ROUNDS: usize = 21;
@@ -44,6 +52,44 @@ const BLOCK: Duration = Duration::from_millis(20);
 static SCRATCH: Pool<Vec<u8>> = Pool::new();
 static BUILDER: Pool<Vec<u8>> = Pool::new();
 static RECORD: Pool<Vec<u8>> = Pool::new();
+
+/// `$name { buf: Vec<u8>, meta: [u64; $n] }`: a buffer and `$n` words of
+/// plain data, `size_of` = 24 + 8 × `$n`.
+macro_rules! sized {
+    ($name:ident, $n:literal) => {
+        #[derive(Poolable)]
+        struct $name {
+            buf: Vec<u8>,
+            meta: [u64; $n],
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    buf: Vec::new(),
+                    meta: [0; $n],
+                }
+            }
+        }
+
+        impl Touch for $name {
+            fn touch(&mut self, i: u64) {
+                push_byte(&mut self.buf, i);
+                self.meta[i as usize % $n] = i;
+                black_box(&mut *self);
+            }
+        }
+    };
+}
+
+/// The work of an inline/boxed pair on its type.
+trait Touch {
+    fn touch(&mut self, i: u64);
+}
+
+sized!(Words64, 5);
+sized!(Words256, 29);
+sized!(Words1k, 125);
 
 /// One pair's figures: medians over the rounds.
 struct Paired {
@@ -179,7 +225,44 @@ fn main() {
         request_recycled,
     ));
 
+    pairs.push(inline_vs_boxed::<Obj>("Obj", |o, i| {
+        push_byte(&mut o.buf, i)
+    }));
+    pairs.push(inline_vs_boxed::<Small>("Small", small));
+    pairs.push(inline_vs_boxed::<Words64>("Words64", Touch::touch));
+    pairs.push(inline_vs_boxed::<Request>("Request", request));
+    pairs.push(inline_vs_boxed::<RecycledRequest>(
+        "RecycledRequest",
+        request_recycled,
+    ));
+    pairs.push(inline_vs_boxed::<Words256>("Words256", Touch::touch));
+    pairs.push(inline_vs_boxed::<Words1k>("Words1k", Touch::touch));
+
     write_json(&pairs);
+}
+
+/// A derived type pooled as it is (stored inline: moved in and out of the
+/// thread cache) against the same type pooled as `Box<T>` (a pointer moves),
+/// `f` on it per op. The parameter is `name (size_of::<T>() B)`.
+fn inline_vs_boxed<T: Poolable + Reset + Default + Send + 'static>(
+    name: &str,
+    f: fn(&mut T, u64),
+) -> Paired {
+    let param = Box::leak(format!("{name} ({} B)", size_of::<T>()).into_boxed_str());
+    let boxed: &'static Pool<Box<T>> = Box::leak(Box::new(Pool::new()));
+    pair(
+        ("8_inline_vs_box", param),
+        ("inline", |n| {
+            for i in 0..n {
+                f(&mut T::pool().get(), i);
+            }
+        }),
+        ("boxed", |n| {
+            for i in 0..n {
+                f(&mut boxed.get(), i);
+            }
+        }),
+    )
 }
 
 fn write_json(pairs: &[Paired]) {

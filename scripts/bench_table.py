@@ -586,6 +586,34 @@ def targets_table(groups: dict, paired: dict | None = None) -> list[str]:
     return lines
 
 
+INLINE_GROUP = "8_inline_vs_box"
+
+
+def inline_table(paired: dict | None) -> list[str]:
+    """The inline/boxed pairs of `benches/paired.rs`, as a section."""
+    rows = [p for p in (paired or {}).get("pairs", []) if p["group"] == INLINE_GROUP]
+    if not rows:
+        return []
+    lines = [
+        "## Values stored inline against `Box<T>` (target 8)",
+        "",
+        "A thread cache stores values inline, so a miss allocates no more than constructing the "
+        "value does; a get and a return move the value in and out of the cache. Pooling `Box<T>` "
+        "instead moves a pointer, and a miss allocates the box too. Each row is a derived type "
+        "pooled as it is (`T::pool().get()`) against the same type in a `Pool<Box<T>>`, the same "
+        "work on it per op, timed in pairs (`benches/paired.rs`, as above). Above 1×, the box is "
+        "faster on a hit; the guide's section on pooling `Box<T>` rests on this table.",
+        "",
+        "| type (`size_of`) | inline | `Box<T>` | inline ÷ boxed |",
+        "|---|---|---|---|",
+    ]
+    for p in rows:
+        lines.append(f"| {p['param']} | {fmt_ns(p['num_ns'])} | {fmt_ns(p['den_ns'])} | "
+                     f"{fmt_ratio(p['ratio'])} |")
+    lines.append("")
+    return lines
+
+
 def instructions_table(instr: dict) -> list[str]:
     per = {r["contender"]: r["per_op"] for r in instr["rows"]}
     lines = [
@@ -853,6 +881,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     ]
     lines += targets_table(groups, paired)
     lines.append("")
+    lines += inline_table(paired)
     if allocs:
         lines += [
             "## Allocations per operation (steady state)",
