@@ -12,6 +12,7 @@ mod support {
     pub mod buffers;
     pub mod mixed;
     pub mod obj;
+    pub mod output;
     pub mod pipe;
     pub mod request;
     pub mod run;
@@ -396,15 +397,7 @@ fn main() {
         json,
         "  ],\n  \"ops\": {OPS},\n  \"pipe_msgs\": {PIPE_MSGS}\n}}"
     );
-    let dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        // The workspace's target directory: this package is `benches/`.
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
-        .join("criterion");
-    std::fs::create_dir_all(&dir).expect("create target/criterion");
-    let path = dir.join("alloc_count.json");
-    std::fs::write(&path, json).expect("write alloc_count.json");
-    println!("wrote {}", path.display());
+    support::output::write_json("alloc_count.json", &json);
 
     // ---- check: poolable (derived, static and generic pools) reuses
     // everything in steady state. Single-threaded (workloads 0-4): not one

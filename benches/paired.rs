@@ -28,6 +28,7 @@ mod support {
     pub mod contenders;
     pub mod buffers;
     pub mod obj;
+    pub mod output;
     pub mod request;
     pub mod run;
     pub mod scratch;
@@ -280,13 +281,5 @@ fn write_json(pairs: &[Paired]) {
         );
     }
     json.push_str("  ]\n}\n");
-    let dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        // The workspace's target directory: this package is `benches/`.
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
-        .join("criterion");
-    std::fs::create_dir_all(&dir).expect("create target/criterion");
-    let path = dir.join("paired.json");
-    std::fs::write(&path, json).expect("write paired.json");
-    println!("wrote {}", path.display());
+    support::output::write_json("paired.json", &json);
 }
