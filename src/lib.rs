@@ -452,6 +452,50 @@
 //! - If an element's reset panics, that element (and any not yet reset after
 //!   it) is dropped, never kept as a spare.
 //!
+//! # Values inline, or in a `Box`
+//!
+//! A pool keeps its values inline: a thread cache is an array of `T`, and a
+//! get or a return moves the value out of it or into it. So a miss allocates
+//! nothing beyond what constructing `T` allocates. The price is the move, on
+//! every hit. A pool of `Box<T>` moves a pointer instead, and each of its
+//! misses allocates the box as well.
+//!
+//! Which is faster on a hit, for derived types of several sizes, is in
+//! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). The box
+//! wins at every size measured:
+//!
+//! - by about 1.3× for a 24-byte struct of one `Vec`;
+//! - by 1.3–1.6× for 40 to 64 bytes of several fields;
+//! - by about 3× from 256 bytes up.
+//!
+//! Where the work on the value dominates (a request whose header strings
+//! are allocated on each use), the two are within 5%.
+//!
+//! Pool `Box<T>` when `T` is a few hundred bytes or more, or when a small
+//! `T` is on a hot path where nearly every get hits. Keep `T` inline when
+//! misses are common: a burst, `max_retained(0)`, a pipeline whose values
+//! pile up on one side. There, one box per miss costs more than the moves
+//! save. A `T` over 4 KiB has no thread cache at all
+//! ([policy defaults](#policy-defaults)), so pool `Box<T>` for it.
+//!
+//! ```
+//! use poolable::{Pool, Poolable};
+//!
+//! #[derive(Poolable, Default)]
+//! struct Frame {
+//!     pixels: Vec<u8>,
+//!     header: [u64; 32],
+//! }
+//!
+//! static FRAMES: Pool<Box<Frame>> = Pool::new();
+//!
+//! let mut frame = FRAMES.get(); // a `Box<Frame>`, reset
+//! frame.header[0] = 7;
+//! frame.pixels.push(255);
+//! drop(frame); // reset in its box, and the box is kept
+//! assert_eq!(FRAMES.get().header[0], 0);
+//! ```
+//!
 //! # When not to pool
 //!
 //! - **Small values, or values without heap buffers.** A `[u8; 256]` scratch

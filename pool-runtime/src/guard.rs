@@ -109,9 +109,10 @@ pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
     pool: P,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
     // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
-    // is cheaper pooled as `Box<T>` (see the guide). `ManuallyDrop`: the
-    // guard's `Drop` always empties it (`put_from` leaves `None`, also when
-    // it unwinds), so the compiler adds no second check after the return.
+    // is cheaper pooled as `Box<T>` (the guide's "Values inline, or in a
+    // `Box`"). `ManuallyDrop`: the guard's `Drop` always empties it
+    // (`put_from` leaves `None`, also when it unwinds), so the compiler adds
+    // no second check after the return.
     value: ManuallyDrop<Option<T>>,
 }
 
