@@ -462,14 +462,15 @@
 //!
 //! Which is faster on a hit, for derived types of several sizes, is in
 //! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). The box
-//! wins at every size measured:
+//! wins at every size measured (three runs on a 2-core machine):
 //!
-//! - by about 1.3× for a 24-byte struct of one `Vec`;
+//! - by 1.1–1.3× for a 24-byte struct of one `Vec`;
 //! - by 1.3–1.6× for 40 to 64 bytes of several fields;
-//! - by about 3× from 256 bytes up.
+//! - by 3–3.8× from 256 bytes up.
 //!
 //! Where the work on the value dominates (a request whose header strings
-//! are allocated on each use), the two are within 5%.
+//! are allocated on each use, or filled into recycled ones), the two are
+//! within 10%.
 //!
 //! Pool `Box<T>` when `T` is a few hundred bytes or more, or when a small
 //! `T` is on a hot path where nearly every get hits. Keep `T` inline when
