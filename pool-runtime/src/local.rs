@@ -331,15 +331,27 @@ pub(crate) fn take_into<'a, T: Send + 'static>(
 /// if the cache is empty, busy or has requests pending.
 #[inline(always)]
 fn pop<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
+    fast_counted(owner, Event::Get, |held| held.pop_into(out))
+}
+
+/// `op` on the cache on the owner's fast path, counted as `event` when it
+/// returns true; false if it returned false or the fast path was refused
+/// (busy, or requests pending).
+#[inline(always)]
+fn fast_counted<T: Send + 'static>(
+    owner: &Owner<'_, Stack<T>, Head<T>>,
+    event: Event,
+    op: impl FnOnce(&mut Held<'_, T>) -> bool,
+) -> bool {
     let head = owner.head();
-    let popped = owner.fast(|stack| {
-        let found = Held::new(stack, head).pop_into(out);
-        if found {
-            head.counters.add_owned(Event::Get, 1);
+    let done = owner.fast(|stack| {
+        let done = op(&mut Held::new(stack, head));
+        if done {
+            head.counters.add_owned(event, 1);
         }
-        found
+        done
     });
-    matches!(popped, Fast::Done(true))
+    matches!(done, Fast::Done(true))
 }
 
 /// [`take_into`] when the cache had nothing to pop: a key past the table's
@@ -443,15 +455,7 @@ fn push<T: Send + 'static>(
     slot: &mut Option<T>,
     bytes: usize,
 ) -> bool {
-    let head = owner.head();
-    let pushed = owner.fast(|stack| {
-        let pushed = Held::new(stack, head).push_from(slot, bytes);
-        if pushed {
-            head.counters.add_owned(Event::Put, 1);
-        }
-        pushed
-    });
-    matches!(pushed, Fast::Done(true))
+    fast_counted(owner, Event::Put, |held| held.push_from(slot, bytes))
 }
 
 /// [`give_from`] when the value could not be pushed onto the cache: a key
