@@ -15,18 +15,26 @@
 //!   after two trims.
 //!
 //! Steps are counted by the pool's generation. A cache records the
-//! generation it was aged to; a batch it spills reaches the shards only if
-//! no step began since (checked under each shard's lock), so a value idle
-//! before a `clear` cannot slip past it into a shard.
+//! generation it was aged to, and each shard the generation it was last
+//! stepped to. Values move between a cache and a shard only when the two
+//! agree (checked under the shard's lock): a spill from a cache that a
+//! `clear` has not reached yet cannot slip idle values past the clear into
+//! a shard, and a refill cannot pull a shard's idle values, which the clear
+//! has not swept yet, into a cache it has already aged.
+//!
+//! Steps are made in batches (`raw/owned.rs`): a trim of every pool posts
+//! its requests to every thread cache of every pool, runs one heavy fence,
+//! then ages the caches whose owner is idle ([`Stepping`]).
 //!
 //! Idle values are dropped one at a time, outside every lock, each under
 //! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
 //! the rest of the batch, the other pools and the trimmer go on.
 
-use crate::local::Held;
+use crate::local::{Head, Held, Stack};
+use crate::raw::owned::{Fenced, Posted, Reclaim};
 use crate::stats::{Counters, Event};
 use crate::storage::Storage;
-use crate::sync::{Arc, Ordering, lock};
+use crate::sync::{Arc, Ordering};
 
 /// Bring a thread cache to the pool's current generation; returns what
 /// decayed, for the caller to drop after it lets go of the cache.
@@ -76,18 +84,64 @@ impl Steps {
     };
 }
 
-/// Decay steps on one pool: the shards, then every thread cache.
+/// Decay steps on one pool: the shards, then every thread cache, with one
+/// heavy fence (`raw/owned.rs`); the values let go of are dropped after every
+/// lock is released.
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
-    let _serial = lock(&storage.decay);
-    storage.generation.fetch_add(steps.caches, Ordering::AcqRel);
-    drop_idle(storage, storage.shards.step(steps.shards));
-    for cache in storage.caches() {
-        let dead = cache.reclaim(1, |stack, _| {
-            age(&mut Held::new(stack, &cache.head), storage)
-        });
-        if let Some(dead) = dead {
-            drop_idle(storage, dead);
+    let reclaim = Reclaim::begin();
+    let mut stepping = Stepping::begin(storage, steps, &reclaim);
+    let fenced = reclaim.fence();
+    stepping.finish(&fenced);
+    drop(fenced);
+    stepping.drop_dead();
+}
+
+/// One pool's part of a batch of decay steps ([`Reclaim`]): begun before
+/// the batch's fence, finished after it, its values dropped after the
+/// batch's lock is released, so that a value's `Drop` may use any pool (a
+/// clear of its own pool, the drop of the last `Arc` of it, `trim_all`).
+pub(crate) struct Stepping<T: 'static> {
+    storage: Arc<Storage<T>>,
+    /// The pool's thread caches, each asked for the steps.
+    caches: Vec<Posted<Stack<T>, Head<T>>>,
+    /// What decay let go of, dropped by [`drop_dead`](Self::drop_dead).
+    dead: Vec<T>,
+}
+
+impl<T> Stepping<T> {
+    /// Step the shards and post the steps to every thread cache.
+    pub(crate) fn begin(storage: &Arc<Storage<T>>, steps: Steps, reclaim: &Reclaim) -> Self {
+        let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
+        let dead = storage.shards.step(steps.shards, now);
+        let caches = storage
+            .caches()
+            .into_iter()
+            .map(|cache| reclaim.post(cache, 1))
+            .collect();
+        Stepping {
+            storage: Arc::clone(storage),
+            caches,
+            dead,
         }
+    }
+
+    /// After the batch's fence: age the caches whose owner is between
+    /// operations; the others age themselves at their next one.
+    pub(crate) fn finish(&mut self, fenced: &Fenced) {
+        for cache in &self.caches {
+            let dead = fenced.apply(cache, |stack, _| {
+                age(&mut Held::new(stack, cache.head()), &self.storage)
+            });
+            if let Some(dead) = dead {
+                self.dead.extend(dead);
+            }
+        }
+    }
+
+    /// Outside every lock: drop what decay let go of, counted.
+    pub(crate) fn drop_dead(self) {
+        drop(self.caches);
+        drop_idle(&self.storage, self.dead);
     }
 }
 

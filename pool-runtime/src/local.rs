@@ -281,9 +281,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
                 let n = stack.len();
                 storage
                     .shards
-                    .spill(head.home, &mut stack.oldest(n), n, || {
-                        storage.generation.load(Relaxed) == generation
-                    });
+                    .spill(head.home, &mut stack.oldest(n), n, generation);
                 if storage.generation.load(Relaxed) == generation {
                     break;
                 }
@@ -385,10 +383,13 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
         let mut stack = Held::new(stack, head);
         let dead = decay::age(&mut stack, &head.storage);
         if stack.len() == 0 {
-            head.storage.shards.refill(head.home, batch, |entry| {
-                // The stack is empty and `batch` <= its cap: there is room.
-                let _ = stack.push(entry);
-            });
+            let generation = Some(stack.generation());
+            head.storage
+                .shards
+                .refill(head.home, batch, generation, |entry| {
+                    // The stack is empty and `batch` <= its cap: there is room.
+                    let _ = stack.push(entry);
+                });
         }
         (stack.pop(), dead)
     });
@@ -426,7 +427,7 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
         .shards
-        .refill(home_shard(storage), 1, |entry| found = Some(entry));
+        .refill(home_shard(storage), 1, None, |entry| found = Some(entry));
     found
 }
 
@@ -503,9 +504,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
             let generation = stack.generation();
             storage
                 .shards
-                .spill(head.home, &mut stack.oldest(batch), batch, || {
-                    storage.generation.load(Relaxed) == generation
-                });
+                .spill(head.home, &mut stack.oldest(batch), batch, generation);
         }
         if let Some(e) = entry.take()
             && let Err(e) = stack.push(e)
@@ -528,13 +527,6 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
 /// The last resort of a return: a shard, else drop the value here. Its own
 /// `Drop` may panic into the caller, as dropping it by hand would.
 fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, counters: &Counters) {
-    // Under chaos every return comes here (no thread caches): verify the
-    // reset, as debug builds do in `Pool::put_from`.
-    if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
-        counters.add_shared(Event::DroppedPanic, 1);
-        drop(entry.value);
-        crate::pool::not_reset::<T>();
-    }
     let kept = if storage.limits.chaos && crate::policy::chaos_drop() {
         Err(entry)
     } else {
@@ -555,6 +547,14 @@ fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry
             &mut Some(entry.value),
             entry.bytes,
         );
+    }
+    // Under chaos every return comes here (no thread caches): verify the
+    // reset, as debug builds do in `Pool::put_from`, and count a dirty
+    // value as they do, a `dropped_panic` and not a put.
+    if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
+        storage.count(Event::DroppedPanic, 1);
+        drop(entry.value);
+        crate::pool::not_reset::<T>();
     }
     storage.count(Event::Put, 1);
     keep_in_shards(storage, entry, &storage.counters);
@@ -594,6 +594,17 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
         return false;
     }
     storage.register(cache);
+    // A decay step that began between the generation read above and the
+    // registration did not reach this cache, which would then take its
+    // step at the next one, and so decay early. The cache is still empty
+    // (nothing has used it yet): age it to the generation now. Every step
+    // from here on finds it registered.
+    table::with(&storage.key, |owner| {
+        owner.slow(|stack, _| {
+            let dead = decay::age(&mut Held::new(stack, owner.head()), storage);
+            debug_assert!(dead.is_empty(), "a new cache holds nothing");
+        })
+    });
     true
 }
 
@@ -667,19 +678,47 @@ mod tests {
         assert_eq!(head.retained.get(), (0, 0));
     }
 
-    /// Under `POOLABLE=chaos` every return reaches `keep_in_shards` (there
-    /// are no thread caches), which verifies the reset in any build.
+    /// A dirty return under `POOLABLE=chaos` (no thread caches: every
+    /// return comes through `give_without_cache`) is counted once, as a
+    /// `dropped_panic` and not also as a put, as the debug-build check in
+    /// `Pool::put_from` counts it: the books stay balanced and the other
+    /// guard out stays held. It was counted as both.
     #[test]
-    fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
+    fn under_chaos_a_dirty_return_is_counted_once() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Storage::new(limits, "chaos".into(), |v: &Vec<u8>| v.is_empty());
+        let storage = Arc::new(Storage::new(limits, "chaos".into(), |v: &Vec<u8>| {
+            v.is_empty()
+        }));
+        // Two guards out; one comes back dirty.
+        for _ in 0..2 {
+            storage.count(Event::Get, 1);
+            storage.count(Event::Miss, 1);
+        }
         let dirty = Entry {
             value: vec![1_u8],
             bytes: 25,
         };
-        let kept = catch_unwind(AssertUnwindSafe(|| {
-            keep_in_shards(&storage, dirty, &storage.counters);
+        let returned = catch_unwind(AssertUnwindSafe(|| give_without_cache(&storage, dirty)));
+        assert!(returned.is_err(), "a dirty return is reported");
+        let stats = storage.stats();
+        assert_eq!((stats.puts, stats.dropped_panic), (0, 1), "{stats}");
+        assert_eq!(stats.held(), 1, "{stats}");
+        assert!(stats.is_balanced(), "{stats}");
+    }
+
+    /// Under `POOLABLE=chaos` every return reaches `give_without_cache`
+    /// (there are no thread caches), which verifies the reset in any build.
+    #[test]
+    fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
+        let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
+        let storage = Arc::new(Storage::new(limits, "chaos".into(), |v: &Vec<u8>| {
+            v.is_empty()
         }));
+        let dirty = Entry {
+            value: vec![1_u8],
+            bytes: 25,
+        };
+        let kept = catch_unwind(AssertUnwindSafe(|| give_without_cache(&storage, dirty)));
         let message = kept.expect_err("a dirty return is reported");
         let message = message
             .downcast_ref::<String>()
@@ -694,7 +733,7 @@ mod tests {
                 value: Vec::new(),
                 bytes: 24,
             };
-            keep_in_shards(&storage, clean, &storage.counters);
+            give_without_cache(&storage, clean);
         }
         assert_eq!(storage.stats().dropped_panic, 1);
     }

@@ -3,9 +3,10 @@
 //! types.
 
 use crate::Reset;
-use crate::decay::{self, Steps};
+use crate::decay::{self, Stepping, Steps};
 use crate::pool::Pool;
 use crate::raw::memo;
+use crate::raw::owned::{Fenced, Reclaim};
 use crate::stats::Stats;
 use crate::storage::Storage;
 use crate::sync::{Arc, Weak};
@@ -20,8 +21,9 @@ use std::sync::{Mutex, PoisonError, RwLock};
 
 /// A pool's storage, whatever its type: what `trim_all` and `pools` need.
 trait Registered: Send + Sync {
-    /// Decay steps: a trim, a clear, or between them.
-    fn step(self: Arc<Self>, steps: Steps);
+    /// Begin decay steps (a trim, a clear, or between them) in `reclaim`'s
+    /// batch.
+    fn begin_step(self: Arc<Self>, steps: Steps, reclaim: &Reclaim) -> Box<dyn Stepped>;
     fn name(&self) -> &str;
     fn stats(&self) -> Stats;
     fn is_closed(&self) -> bool;
@@ -30,9 +32,25 @@ trait Registered: Send + Sync {
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize;
 }
 
+/// A pool's [`Stepping`], whatever its type.
+trait Stepped {
+    fn finish(&mut self, fenced: &Fenced);
+    fn drop_dead(self: Box<Self>);
+}
+
+impl<T> Stepped for Stepping<T> {
+    fn finish(&mut self, fenced: &Fenced) {
+        Stepping::finish(self, fenced);
+    }
+
+    fn drop_dead(self: Box<Self>) {
+        Stepping::drop_dead(*self);
+    }
+}
+
 impl<T: Reset + Send + 'static> Registered for Storage<T> {
-    fn step(self: Arc<Self>, steps: Steps) {
-        decay::step(&self, steps);
+    fn begin_step(self: Arc<Self>, steps: Steps, reclaim: &Reclaim) -> Box<dyn Stepped> {
+        Box::new(Stepping::begin(&self, steps, reclaim))
     }
 
     fn name(&self) -> &str {
@@ -48,7 +66,6 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
     }
 
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize {
-        let _serial = crate::sync::lock(&self.decay);
         let (dead, freed) = self.shards.shed(oldest_only, bytes);
         decay::drop_idle(self, dead);
         freed
@@ -101,9 +118,23 @@ pub fn trim_all() {
 /// pool's shared tier lets go of all its idle values, thread caches take
 /// one step).
 pub(crate) fn step_all(steps: Steps) {
-    for pool in live() {
-        pool.step(steps);
+    let pools = live();
+    // One batch for every pool: one heavy fence however many pools and
+    // threads there are (`raw/owned.rs`); the values go after the batch.
+    let reclaim = Reclaim::begin();
+    let mut stepping: Vec<_> = pools
+        .iter()
+        .map(|pool| Arc::clone(pool).begin_step(steps, &reclaim))
+        .collect();
+    let fenced = reclaim.fence();
+    for pool in &mut stepping {
+        pool.finish(&fenced);
     }
+    drop(fenced);
+    for pool in stepping {
+        pool.drop_dead();
+    }
+    drop(pools);
     enforce_budget();
 }
 
@@ -275,5 +306,51 @@ fn generic_pool_slow<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'stat
             pool
         }
         None => unreachable!("the generic pool registry is keyed by TypeId"),
+    }
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use crate::raw::fence::tests::heavy_fences_of;
+    use std::sync::Barrier;
+
+    /// A trim of every pool makes a number of heavy fences (expedited
+    /// `membarrier` calls, each of which interrupts every running thread of
+    /// the process) that does not grow with threads or pools: one batch
+    /// per `trim_all`. It made one per thread cache of each pool.
+    #[test]
+    fn a_trim_of_every_pool_makes_one_heavy_fence() {
+        const THREADS: usize = 16;
+        let pools: Arc<Vec<Pool<Vec<u8>>>> = Arc::new((0..4).map(|_| Pool::new()).collect());
+        let parked = Arc::new(Barrier::new(THREADS + 1));
+        let threads: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let (pools, parked) = (Arc::clone(&pools), Arc::clone(&parked));
+                std::thread::spawn(move || {
+                    // A thread cache in every pool, holding a value.
+                    for pool in pools.iter() {
+                        drop(pool.get());
+                    }
+                    parked.wait();
+                    parked.wait();
+                })
+            })
+            .collect();
+        parked.wait();
+        let fences = heavy_fences_of(|| {
+            trim_all();
+            trim_all();
+        });
+        parked.wait();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert!(fences <= 2, "{fences} heavy fences for two trim_all calls");
+        // And the trims reached every parked thread's cache: two trims
+        // dropped each idle value.
+        for pool in pools.iter() {
+            assert_eq!(pool.stats().retained, 0, "{}", pool.stats());
+        }
     }
 }

@@ -33,6 +33,8 @@ pub(crate) struct Shard<T> {
     cap: usize,
     floor: usize,
     ceiling: usize,
+    /// The pool generation this shard was last stepped to (`decay.rs`).
+    generation: u64,
 }
 
 impl<T> Shard<T> {
@@ -117,6 +119,7 @@ impl<T> Shards<T> {
                     cap,
                     floor: cap,
                     ceiling: ceiling.max(cap),
+                    generation: 0,
                 }))
             })
             .collect();
@@ -127,15 +130,16 @@ impl<T> Shards<T> {
         self.shards.len()
     }
 
-    /// Move up to `n` entries of `from` into the shards, home shard first,
-    /// as long as `valid()` holds under each shard's lock (see `decay.rs`).
-    /// Returns how many moved.
+    /// Move up to `n` entries of `from`, a thread cache aged to
+    /// `generation`, into the shards, home shard first: only into shards
+    /// stepped to the same generation (see `decay.rs`). Returns how many
+    /// moved.
     pub(crate) fn spill(
         &self,
         home: usize,
         from: &mut impl Iterator<Item = Entry<T>>,
         n: usize,
-        valid: impl Fn() -> bool,
+        generation: u64,
     ) -> usize {
         let mut moved = 0;
         for shard in self.from(home) {
@@ -143,8 +147,8 @@ impl<T> Shards<T> {
                 break;
             }
             let mut shard = lock(shard);
-            if !valid() {
-                break;
+            if shard.generation != generation {
+                continue;
             }
             let k = (n - moved).min(shard.room());
             moved += admit(&mut shard.current, from, k);
@@ -153,7 +157,7 @@ impl<T> Shards<T> {
             // Every shard is full: the working set is larger than the
             // bound. Grow the home shard, within its ceiling.
             let mut shard = lock(&self.shards[home % self.shards.len()]);
-            if valid() {
+            if shard.generation == generation {
                 let k = shard.grow(n - moved).min(n - moved);
                 moved += admit(&mut shard.current, from, k);
             }
@@ -190,9 +194,10 @@ impl<T> Shards<T> {
     }
 
     /// One decay step on every shard (the two-trim rule, `decay.rs`): drop
-    /// the victims and demote the current values; two steps drop both.
-    /// Returns what was dropped, for the caller to drop outside the locks.
-    pub(crate) fn step(&self, steps: u64) -> Vec<T> {
+    /// the victims and demote the current values; two steps drop both. Each
+    /// shard is then at the pool's `generation`. Returns what was dropped,
+    /// for the caller to drop outside the locks.
+    pub(crate) fn step(&self, steps: u64, generation: u64) -> Vec<T> {
         let mut dead = Vec::new();
         self.each(|shard| {
             shard.shrink();
@@ -202,6 +207,7 @@ impl<T> Shards<T> {
             if steps >= 2 {
                 dead.extend(release(mem::take(&mut shard.victim)));
             }
+            shard.generation = generation;
         });
         dead
     }
@@ -232,14 +238,25 @@ impl<T> Shards<T> {
     }
 
     /// Take up to `n` entries, most recently returned first: from the home
-    /// shard, then stolen from the others. `into` gets each one.
-    pub(crate) fn refill(&self, home: usize, n: usize, mut into: impl FnMut(Entry<T>)) -> usize {
+    /// shard, then stolen from the others. `into` gets each one. With
+    /// `Some(generation)` (a thread cache aged to it), only from shards
+    /// stepped to the same generation (see `decay.rs`).
+    pub(crate) fn refill(
+        &self,
+        home: usize,
+        n: usize,
+        generation: Option<u64>,
+        mut into: impl FnMut(Entry<T>),
+    ) -> usize {
         let mut moved = 0;
         for shard in self.from(home) {
             if moved == n {
                 break;
             }
             let mut shard = lock(shard);
+            if generation.is_some_and(|g| g != shard.generation) {
+                continue;
+            }
             let shard = &mut *shard;
             for list in [&mut shard.current, &mut shard.victim] {
                 while moved < n {

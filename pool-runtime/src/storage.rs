@@ -24,8 +24,6 @@ pub(crate) struct Storage<T: 'static> {
     pub(crate) counters: Counters,
     /// Decay steps so far (`decay.rs`); bumped by trims, read on slow paths.
     pub(crate) generation: AtomicU64,
-    /// Serialises trims, clears and the close, so decay steps apply in order.
-    pub(crate) decay: Mutex<()>,
     /// Set when the owning `Pool` is dropped: thread caches of a closed pool
     /// are freed the next time their thread links a pool, or exits.
     closed: AtomicBool,
@@ -47,7 +45,6 @@ impl<T: 'static> Storage<T> {
             caches: Mutex::new(Vec::new()),
             counters: Counters::new(),
             generation: AtomicU64::new(0),
-            decay: Mutex::new(()),
             closed: AtomicBool::new(false),
             name,
             is_reset,

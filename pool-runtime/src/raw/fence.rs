@@ -7,7 +7,9 @@
 //! the rest of the operation. On Linux, `membarrier(2)` with
 //! `MEMBARRIER_CMD_PRIVATE_EXPEDITED` makes every running thread of the
 //! process execute a full barrier, so the owner needs only a compiler fence
-//! ([`light`]) and the reclaimer pays one system call per trim ([`heavy`]).
+//! ([`light`]) and the reclaimer pays one system call per batch of
+//! requests ([`heavy`]): a trim of every pool makes one, however many
+//! threads and pools there are (`owned.rs`).
 //! This is the pairing of Linux's `smp_mb()`/`barrier()` under membarrier,
 //! and of folly's `asymmetricLightBarrier`/`asymmetricHeavyBarrier`.
 //!
@@ -101,10 +103,29 @@ pub(crate) fn light(asymmetric: bool) {
 /// caller must then leave every thread cache to its owner.
 #[must_use]
 pub(crate) fn heavy() -> bool {
+    #[cfg(all(test, not(poolable_loom)))]
+    tests::HEAVY_HERE.with(|n| n.set(n.get() + 1));
     if mode::asymmetric() {
         mode::heavy()
     } else {
         fence(Ordering::SeqCst);
         true
+    }
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+pub(crate) mod tests {
+    use std::cell::Cell;
+
+    std::thread_local! {
+        /// Heavy fences run by this thread (tests only).
+        pub(crate) static HEAVY_HERE: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// How many heavy fences `f` runs on the calling thread.
+    pub(crate) fn heavy_fences_of(f: impl FnOnce()) -> u64 {
+        let before = HEAVY_HERE.with(Cell::get);
+        f();
+        HEAVY_HERE.with(Cell::get) - before
     }
 }

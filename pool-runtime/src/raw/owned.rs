@@ -22,12 +22,21 @@
 //! request, goes to the slow path and waits on `lock`. Requests are applied
 //! only under `lock`, each exactly once: whoever applies `n` of them
 //! subtracts `n`, after it is done with the state (a release, which the
-//! owner's acquire load of `pending` pairs with). Reclaimers of one tenant
-//! are serialised (`reclaim`), so a request can only be applied by the
+//! owner's acquire load of `pending` pairs with). Reclaimers are serialised
+//! process-wide ([`Reclaim`]), so a request can only be applied by the
 //! reclaimer that made it or by the owner.
+//!
+//! A reclaimer works in a batch ([`Reclaim`]): it posts its requests to
+//! every tenant it wants (of every pool a trim visits), runs one heavy fence
+//! for all of them ([`Reclaim::fence`]), then reads each tenant's `busy`
+//! flag and applies its request where the owner is between operations
+//! ([`Fenced::apply`]). One fence covers the whole batch: the argument above
+//! only asks that each request be stored before the fence and each `busy`
+//! be loaded after it. So a trim makes one system call however many threads
+//! and pools there are.
 
 use super::fence;
-use crate::sync::{AtomicBool, AtomicU32, Mutex, Ordering, UnsafeCell, lock};
+use crate::sync::{Arc, AtomicBool, AtomicU32, Mutex, MutexGuard, Ordering, UnsafeCell, lock};
 use core::marker::PhantomData;
 
 /// A thread's state plus an immutable, shared `head` (what reclaimers and
@@ -48,15 +57,13 @@ pub(crate) struct Tenant<S, H> {
     pending: AtomicU32,
     /// Held by whoever applies requests: the owner's slow path or a reclaimer.
     lock: Mutex<()>,
-    /// Serialises reclaimers of this tenant (see the module docs).
-    reclaim: Mutex<()>,
     state: UnsafeCell<S>,
     pub(crate) head: H,
 }
 
 // SAFETY: `state` is only reached through `Owner::fast` (the owner, with no
 // request pending, which excludes every reclaimer by the protocol above),
-// `Owner::slow` and `Tenant::reclaim` (under `lock`). So one thread at a time
+// `Owner::slow` and `Fenced::apply` (under `lock`). So one thread at a time
 // has it, and it may be a different thread each time: `S: Send` is enough.
 unsafe impl<S: Send, H: Sync> Sync for Tenant<S, H> {}
 
@@ -75,28 +82,9 @@ impl<S, H> Tenant<S, H> {
             asymmetric: fence::asymmetric(),
             pending: AtomicU32::new(0),
             lock: Mutex::new(()),
-            reclaim: Mutex::new(()),
             state: UnsafeCell::new(state),
             head,
         }
-    }
-
-    /// Ask for `n` more applications and, if the owner is between two
-    /// operations, run `f(state, pending)` now and return its result. `None`:
-    /// the owner is inside an operation (or nothing is pending any more) and
-    /// will apply the request itself at its next one.
-    ///
-    /// `f` runs under a lock: it must not drop values or run other user code.
-    pub(crate) fn reclaim<R>(&self, n: u32, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
-        let _serial = lock(&self.reclaim);
-        // Release: an owner whose acquire load sees the request also sees
-        // what the reclaimer did before it (a decay step's new generation).
-        self.pending.fetch_add(n, Ordering::Release);
-        if !fence::heavy() || self.busy.load(Ordering::Acquire) {
-            return None;
-        }
-        let _lock = lock(&self.lock);
-        self.apply(f)
     }
 
     /// Under `lock`: run `f` with every pending request, then retire them.
@@ -110,6 +98,103 @@ impl<S, H> Tenant<S, H> {
         let out = self.state.with_mut(|state| f(unsafe { &mut *state }, n));
         self.pending.fetch_sub(n, Ordering::Release);
         Some(out)
+    }
+}
+
+/// A batch of requests to tenants, from one reclaimer (a trim, a clear, a
+/// dropped pool): post to every tenant, one heavy fence for all of them,
+/// then apply where the owner is idle (module docs).
+///
+/// It holds the process-wide reclaimer lock from [`begin`](Reclaim::begin)
+/// until the [`Fenced`] it becomes is dropped, so batches never overlap and
+/// a tenant's requests are applied only by the batch that made them or by
+/// its owner. Nothing under it may drop a value or run other user code.
+pub(crate) struct Reclaim {
+    serial: MutexGuard<'static, ()>,
+}
+
+/// A tenant a [`Reclaim`] has posted a request to.
+pub(crate) struct Posted<S, H> {
+    tenant: Arc<Tenant<S, H>>,
+}
+
+impl<S, H> Posted<S, H> {
+    pub(crate) fn head(&self) -> &H {
+        &self.tenant.head
+    }
+}
+
+/// A [`Reclaim`] after its fence: requests can be applied, none posted.
+pub(crate) struct Fenced {
+    _serial: MutexGuard<'static, ()>,
+    /// What the heavy fence returned: false leaves every request to its
+    /// owner.
+    fenced: bool,
+}
+
+/// Serialises every reclaimer of the process.
+#[cfg(not(poolable_loom))]
+fn reclaimers() -> &'static Mutex<()> {
+    static RECLAIMERS: Mutex<()> = Mutex::new(());
+    &RECLAIMERS
+}
+
+/// Serialises every reclaimer of the process (a fresh lock per loom
+/// iteration).
+#[cfg(poolable_loom)]
+fn reclaimers() -> &'static Mutex<()> {
+    loom::lazy_static! {
+        static ref RECLAIMERS: Mutex<()> = Mutex::new(());
+    }
+    &RECLAIMERS
+}
+
+impl Reclaim {
+    /// Start a batch; waits for any other reclaimer to finish its own.
+    pub(crate) fn begin() -> Reclaim {
+        Reclaim {
+            serial: lock(reclaimers()),
+        }
+    }
+
+    /// Ask `tenant` for `n` more applications of the batch's work.
+    pub(crate) fn post<S, H>(&self, tenant: Arc<Tenant<S, H>>, n: u32) -> Posted<S, H> {
+        // Release: an owner whose acquire load sees the request also sees
+        // what the reclaimer did before it (a decay step's new generation).
+        tenant.pending.fetch_add(n, Ordering::Release);
+        Posted { tenant }
+    }
+
+    /// The batch's one heavy fence: after it, every posted tenant is either
+    /// visibly busy or will see its request at its owner's next operation.
+    pub(crate) fn fence(self) -> Fenced {
+        Fenced {
+            fenced: fence::heavy(),
+            _serial: self.serial,
+        }
+    }
+}
+
+impl Fenced {
+    /// If the owner of `posted` was between two operations, run
+    /// `f(state, pending)` now, retire the requests and return its result.
+    /// `None`: the owner is inside an operation (or nothing is pending any
+    /// more) and will apply the request itself at its next one.
+    ///
+    /// `posted` must come from the [`Reclaim`] this was fenced from.
+    /// `f` runs under a lock: it must not drop values or run other user
+    /// code.
+    pub(crate) fn apply<S, H, R>(
+        &self,
+        posted: &Posted<S, H>,
+        f: impl FnOnce(&mut S, u32) -> R,
+    ) -> Option<R> {
+        let tenant = &*posted.tenant;
+        if !self.fenced || tenant.busy.load(Ordering::Acquire) {
+            return None;
+        }
+        let _lock = lock(&tenant.lock);
+        tenant.apply(f)
     }
 }
 
@@ -197,8 +282,18 @@ mod tests {
         applied: u64,
     }
 
-    fn tenant() -> Tenant<Log, ()> {
-        Tenant::new(Log::default(), ())
+    fn tenant() -> Arc<Tenant<Log, ()>> {
+        Arc::new(Tenant::new(Log::default(), ()))
+    }
+
+    /// A batch of one: post `n` requests to `t`, fence, and apply them if
+    /// its owner is idle.
+    fn reclaim(t: &Arc<Tenant<Log, ()>>, n: u32) -> Option<()> {
+        let batch = Reclaim::begin();
+        let posted = batch.post(Arc::clone(t), n);
+        batch
+            .fence()
+            .apply(&posted, |log, n| log.applied += u64::from(n))
     }
 
     /// One owner operation: the fast path, else the slow path (which applies
@@ -224,7 +319,7 @@ mod tests {
         let t = tenant();
         let owner = Owner::new(&t);
         op(&owner);
-        assert_eq!(t.reclaim(2, |log, n| log.applied += u64::from(n)), Some(()));
+        assert_eq!(reclaim(&t, 2), Some(()));
         assert_eq!(t.pending.load(Ordering::Relaxed), 0);
         assert!(matches!(owner.fast(|log| log.ops += 1), Fast::Done(())));
         assert_eq!(log(&t), (2, 2));
@@ -237,7 +332,7 @@ mod tests {
         let during = owner.fast(|log| {
             log.ops += 1;
             // The owner is busy: the request waits for its next operation.
-            t.reclaim(1, |log, n| log.applied += u64::from(n))
+            reclaim(&t, 1)
         });
         assert!(matches!(during, Fast::Done(None)));
         assert!(matches!(owner.fast(|_| ()), Fast::Slow));
@@ -271,13 +366,13 @@ mod tests {
         } else {
             (200_000, 5_000)
         };
-        let t = Arc::new(tenant());
+        let t = tenant();
         let done = Arc::new(StdBool::new(false));
         let reclaimer = {
             let (t, done) = (Arc::clone(&t), Arc::clone(&done));
             std::thread::spawn(move || {
                 for _ in 0..reclaims {
-                    t.reclaim(1, |log, n| log.applied += u64::from(n));
+                    reclaim(&t, 1);
                     std::thread::yield_now();
                 }
                 done.store(true, Ordering::Release);
