@@ -141,7 +141,12 @@
 //! `default` field whose reset drops the struct holding the secret. So a
 //! struct with a `zeroize` field also gets a generated `impl Drop` that
 //! wipes those fields, like the `zeroize` crate's `ZeroizeOnDrop`: no drop
-//! of the struct hands the secret's bytes to the allocator unwiped.
+//! of the struct hands the secret's bytes to the allocator unwiped. The
+//! pool drops such a value in place, where its guard holds it (a guard
+//! dropped during a panic, a reset that panics), and moves a value only
+//! after its reset has wiped it, so an inline secret (`[u8; N]`) in a guard
+//! kept in a `Box`, a `Vec` or an async task is wiped there too, not in a
+//! moved copy.
 //!
 //! Because of that `Drop` impl:
 //! - the struct cannot implement `Drop` itself (a "conflicting

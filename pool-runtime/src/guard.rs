@@ -30,8 +30,11 @@ use std::sync::Arc;
 ///
 /// If the guard is dropped while its thread is panicking, the value is
 /// dropped instead of returned (`Stats::dropped_panic`): the panic may have
-/// left it half-written. A guard is `Send` when `T` is, so a value may be
-/// taken on one thread and returned from another.
+/// left it half-written. It is dropped in place, where the guard holds it,
+/// so the wipe of its `zeroize` fields reaches the guard's own memory (a
+/// guard in a `Box`, a `Vec` or an async task included), not a moved copy.
+/// A guard is `Send` when `T` is, so a value may be taken on one thread and
+/// returned from another.
 ///
 /// ```
 /// use poolable::Pool;
@@ -235,12 +238,17 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> Drop for PoolGuard<T, P> {
 impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// Dropped while the thread panics: the value may be half-written, so
     /// it is dropped, not returned.
+    ///
+    /// In place: assigning `None` runs the value's `Drop` (the generated
+    /// wipe of its `zeroize` fields) where the guard holds it. `take()`
+    /// would move it out first and wipe only the copy, leaving an inline
+    /// secret in the guard's memory, which a boxed guard then frees.
     #[cold]
     #[inline(never)]
     fn drop_in_panic(&mut self) {
-        if let Some(value) = self.value.take() {
+        if self.value.is_some() {
             self.pool.count_panicked();
-            drop(value);
+            *self.value = None;
         }
     }
 }
