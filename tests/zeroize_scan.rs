@@ -8,7 +8,7 @@
 //!
 //! Its own test binary, because it needs a `#[global_allocator]`.
 
-use poolable::{Poolable, Reset};
+use poolable::{Poolable, RecycleOption, Reset};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::catch_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -241,6 +241,59 @@ fn a_panicking_reset_drops_the_value_in_place() {
     });
     assert!(result.is_err());
     assert_eq!(SitedFailing::pool().stats().dropped_panic, 1);
+    assert_eq!(DROPPED_AT.load(SeqCst), held_at.load(SeqCst));
+}
+
+// ---------------------------------------------------------------- a `RecycleOption` whose value's reset panics
+
+/// Wipes its key, then panics in the reset of `id`.
+#[derive(Reset, Default)]
+struct FailingKey {
+    #[poolable(zeroize)]
+    bytes: [u8; 16],
+    #[poolable(with = failing_reset)]
+    id: u64,
+    #[poolable(skip)]
+    site: DropSite,
+}
+
+#[derive(Poolable, Default)]
+struct Recycled {
+    key: RecycleOption<FailingKey>,
+}
+
+/// The same as `Recycled`, with a pool of its own for the drop-site test.
+#[derive(Poolable, Default)]
+struct RecycledSited {
+    key: RecycleOption<FailingKey>,
+}
+
+#[test]
+fn a_recycle_option_whose_reset_panics_leaves_no_inline_secret_behind() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            let mut recycled = Box::new(Recycled::pool().get());
+            recycled.key.get_or_insert_reset().bytes = *SECRET;
+            drop(recycled);
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(Recycled::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+#[test]
+fn a_recycle_option_whose_reset_panics_drops_its_value_in_place() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let held_at = AtomicUsize::new(0);
+    let result = catch_unwind(|| {
+        let mut recycled = Box::new(RecycledSited::pool().get());
+        let key = recycled.key.get_or_insert_reset();
+        held_at.store(std::ptr::from_ref(&key.site) as usize, SeqCst);
+        drop(recycled);
+    });
+    assert!(result.is_err());
+    assert_eq!(RecycledSited::pool().stats().dropped_panic, 1);
     assert_eq!(DROPPED_AT.load(SeqCst), held_at.load(SeqCst));
 }
 
