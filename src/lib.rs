@@ -164,6 +164,12 @@
 //!   standard library. Pre-size the buffer so it never grows while it holds a
 //!   secret: a constructor with `new = path` that reserves enough (or
 //!   `reserve` before writing).
+//! - **Moves you make.** A move copies a value's bytes and leaves the old
+//!   ones where they were, unwiped; an inline secret (`[u8; N]`) is copied
+//!   by every move of the value or of its guard (`Box::new(guard)` after the
+//!   secret is written, `Pooled::into_inner(*boxed)`, which frees the box
+//!   with the guard's bytes in it). Keep a secret that moves in a heap
+//!   buffer (`Vec<u8>`, `Box<[u8]>`): its move copies only the pointer.
 //! - **Detaching.** [`Pooled::into_inner`] hands the value to you; the
 //!   generated `Drop` still wipes it when you drop it, but copies you make,
 //!   or fields you `std::mem::take` out, are yours to wipe.

@@ -8,7 +8,7 @@
 //!
 //! Its own test binary, because it needs a `#[global_allocator]`.
 
-use poolable::{Poolable, RecycleOption, Reset};
+use poolable::{Poolable, Pooled, RecycleOption, Reset};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::catch_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -119,6 +119,22 @@ fn a_boxed_guard_dropped_during_a_panic_wipes_an_inline_secret_in_place() {
         assert!(result.is_err());
     });
     assert_eq!(InlineSession::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+/// `into_inner` hands the value over whole: no heap copy is left behind by
+/// the detach itself, and the value still wipes its secret when dropped.
+/// (Moves the caller makes, a guard moved out of a `Box` say, are the
+/// caller's: see `Pooled::into_inner`.)
+#[test]
+fn a_detached_value_wipes_its_inline_secret_when_it_is_dropped() {
+    let unwiped = unwiped_frees(|| {
+        let mut session = InlineSession::pool().get();
+        session.key = *SECRET;
+        let detached = Box::new(Pooled::into_inner(session));
+        drop(detached);
+    });
+    assert_eq!(InlineSession::pool().stats().detached, 1);
     assert_eq!(unwiped, 0);
 }
 

@@ -150,6 +150,16 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// Take the value out for good: it will not return to the pool
     /// (`Stats::detached`).
     ///
+    /// The value is moved to you and is yours from then on. A struct with
+    /// `zeroize` fields still wipes them when you drop it (its generated
+    /// `Drop`), but no pool can wipe what a move leaves behind, and a move
+    /// copies an inline secret (`[u8; N]`): out of the guard here (this
+    /// leaves a copy only in this call's stack frame), and out of a `Box`,
+    /// a `Vec` or a task that holds the guard (`into_inner(*boxed)` frees
+    /// the box with the guard's bytes in it). A secret that must leave its
+    /// guard belongs in a heap buffer (`Vec<u8>`, `Box<[u8]>`), whose move
+    /// copies only the pointer; or wipe it before you detach the value.
+    ///
     /// ```
     /// use poolable::{Pool, Pooled};
     ///
