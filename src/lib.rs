@@ -141,7 +141,12 @@
 //! `default` field whose reset drops the struct holding the secret. So a
 //! struct with a `zeroize` field also gets a generated `impl Drop` that
 //! wipes those fields, like the `zeroize` crate's `ZeroizeOnDrop`: no drop
-//! of the struct hands the secret's bytes to the allocator unwiped.
+//! of the struct hands the secret's bytes to the allocator unwiped. The
+//! pool drops such a value in place, where its guard holds it (a guard
+//! dropped during a panic, a reset that panics), and moves a value only
+//! after its reset has wiped it, so an inline secret (`[u8; N]`) in a guard
+//! kept in a `Box`, a `Vec` or an async task is wiped there too, not in a
+//! moved copy.
 //!
 //! Because of that `Drop` impl:
 //! - the struct cannot implement `Drop` itself (a "conflicting
@@ -159,6 +164,12 @@
 //!   standard library. Pre-size the buffer so it never grows while it holds a
 //!   secret: a constructor with `new = path` that reserves enough (or
 //!   `reserve` before writing).
+//! - **Moves you make.** A move copies a value's bytes and leaves the old
+//!   ones where they were, unwiped; an inline secret (`[u8; N]`) is copied
+//!   by every move of the value or of its guard (`Box::new(guard)` after the
+//!   secret is written, `Pooled::into_inner(*boxed)`, which frees the box
+//!   with the guard's bytes in it). Keep a secret that moves in a heap
+//!   buffer (`Vec<u8>`, `Box<[u8]>`): its move copies only the pointer.
 //! - **Detaching.** [`Pooled::into_inner`] hands the value to you; the
 //!   generated `Drop` still wipes it when you drop it, but copies you make,
 //!   or fields you `std::mem::take` out, are yours to wipe.
@@ -217,7 +228,10 @@
 //! - **Size cap.** A value whose [`Reset::heap_bytes`] after the reset exceeds
 //!   the pool's `max_bytes` (64 KiB by default) is dropped instead of kept
 //!   (`Stats::dropped_oversize`). Or shrink instead of drop, field by field,
-//!   with `#[poolable(max_capacity = N)]`.
+//!   with `#[poolable(max_capacity = N)]`. The derived `heap_bytes` counts
+//!   the fields reset by their own `Reset` impl; a `skip`, `default` or
+//!   `with` field is invisible to the cap unless it says how to measure it
+//!   (`#[poolable(with = Vec::clear, heap_bytes = Vec::capacity)]`).
 //! - **Retention bound.** At most about `max_retained` idle values are kept
 //!   (`Stats::dropped_full` counts the rest).
 //! - **Idle decay.** [`Pool::trim`] / [`trim_all`] drop values that stayed idle
@@ -689,13 +703,13 @@
 //! | key | where | what it does | example |
 //! | --- | --- | --- | --- |
 //! | *(none)* | field | `Reset::reset(&mut field)`: clear keeping capacity, `None`, zero, or recurse into a derived type | `body: Vec<u8>` |
-//! | `skip` | field | leave the field as it is (configuration that should persist) | `#[poolable(skip)] region: &'static str` |
-//! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped) | `#[poolable(default)] state: State` |
-//! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work) | `#[poolable(with = restart)] started: Instant` |
+//! | `skip` | field | leave the field as it is (configuration that should persist); the size cap does not see its heap unless it also has `heap_bytes = path` | `#[poolable(skip)] region: &'static str` |
+//! | `default` | field | assign `Default::default()` (for a type with no `Reset` impl; its old value is dropped); the size cap does not see its heap unless it also has `heap_bytes = path` | `#[poolable(default)] state: State` |
+//! | `with = path` | field | call `path(&mut field)`; `path` must be a `fn(&mut FieldType)` returning `()` (generic fns like `Vec::clear` work); the size cap does not see its heap unless it also has `heap_bytes = path` | `#[poolable(with = restart)] started: Instant` |
 //! | `max_capacity = N` | field | after the reset, shrink to at most `N` elements via [`Shrink`] (`Vec`, `String`, `VecDeque`, `HashMap`, `HashSet`, `BinaryHeap` and the integrations' collections) | `#[poolable(max_capacity = 4096)] buf: Vec<u8>` |
 //! | `zeroize` | field | before any field's reset, write zeros over the whole allocation, spare capacity included, via [`Zeroize`] (`Vec<u8>`, `String`, `Box<[u8]>`, `[u8; N]`); the struct also wipes it on drop (so it cannot implement `Drop` itself, see [secrets](#secrets-what-zeroize-covers-and-what-it-cannot)) | `#[poolable(zeroize)] key: Vec<u8>` |
 //! | `check = path` | field | whether the field is reset, for [reset verification](#reset-verification): `path(&field) -> bool` (default: the type's [`Reset::is_reset`]; `skip` fields are not checked) | `#[poolable(with = keep_header, check = header_only)] buf: Vec<u8>` |
-//! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (fields with `skip`, `default` or `with` are otherwise not counted) | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
+//! | `heap_bytes = path` | field | measure the field with `path(&field) -> usize` for the size cap (and `Stats::retained_bytes`). A field with `skip`, `default` or `with` has no `Reset` impl the derive may ask, so without this key the cap cannot see its heap at all: a 1 GiB buffer in such a field counts as 0 bytes | `#[poolable(skip, heap_bytes = Vec::capacity)] table: Vec<u8>` |
 //! | `new = path` | struct | constructor used when the pool is empty (default `Default::default`); `Poolable` only | `#[poolable(new = Request::presized)]` |
 //! | `max_retained = N` | struct | retention bound of the type's pool; `Poolable` only | `#[poolable(max_retained = 256)]` |
 //! | `name = "..."` | struct | the pool's name in [`pools`] and [`report`] (default: the type's name); `Poolable` only | `#[poolable(name = "uploads")]` |

@@ -86,6 +86,33 @@ fn a_derived_struct_shrinks_its_largest_field_and_keeps_the_small_ones() {
     assert!(upload.body.capacity() < 8192);
 }
 
+/// A `with` field is invisible to the cap, unless `heap_bytes = path`
+/// measures it; the attribute table says so.
+#[derive(Poolable, Default)]
+#[poolable(max_bytes = 4096)]
+struct Unmeasured {
+    #[poolable(with = Vec::clear)]
+    table: Vec<u8>,
+}
+
+#[derive(Poolable, Default)]
+#[poolable(max_bytes = 4096)]
+struct Measured {
+    #[poolable(with = Vec::clear, heap_bytes = Vec::capacity)]
+    table: Vec<u8>,
+}
+
+#[test]
+fn the_cap_sees_a_with_field_only_through_heap_bytes() {
+    Unmeasured::pool().get().table.reserve(1 << 20);
+    let stats = Unmeasured::pool().stats();
+    assert_eq!((stats.dropped_oversize, stats.retained), (0, 1), "{stats}");
+
+    Measured::pool().get().table.reserve(1 << 20);
+    let stats = Measured::pool().stats();
+    assert_eq!((stats.dropped_oversize, stats.retained), (1, 0), "{stats}");
+}
+
 #[test]
 fn shrink_heap_of_std_types_fits_the_cap() {
     let mut s = String::with_capacity(10_000);

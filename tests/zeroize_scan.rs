@@ -8,7 +8,7 @@
 //!
 //! Its own test binary, because it needs a `#[global_allocator]`.
 
-use poolable::{Poolable, Reset};
+use poolable::{Poolable, Pooled, RecycleOption, Reset};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::catch_unwind;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -94,6 +94,50 @@ fn a_guard_dropped_during_a_panic_is_wiped_before_it_is_freed() {
     assert_eq!(unwiped, 0);
 }
 
+// ---------------------------------------------------------------- an inline secret in a boxed guard
+
+/// A secret stored inline: its bytes live wherever the value does, in the
+/// guard's own memory, so a move out of the guard leaves a copy behind.
+#[derive(Poolable, Default)]
+struct InlineSession {
+    user: String,
+    #[poolable(zeroize)]
+    key: [u8; 16],
+}
+
+#[test]
+fn a_boxed_guard_dropped_during_a_panic_wipes_an_inline_secret_in_place() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            // The guard lives in a `Box`, as it would in a `Vec` or an async
+            // task: its memory goes back to the allocator after the drop.
+            let mut session = Box::new(InlineSession::pool().get());
+            session.user.push_str("ada");
+            session.key = *SECRET;
+            panic!("intentional panic while the boxed guard is held");
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(InlineSession::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+/// `into_inner` hands the value over whole: no heap copy is left behind by
+/// the detach itself, and the value still wipes its secret when dropped.
+/// (Moves the caller makes, a guard moved out of a `Box` say, are the
+/// caller's: see `Pooled::into_inner`.)
+#[test]
+fn a_detached_value_wipes_its_inline_secret_when_it_is_dropped() {
+    let unwiped = unwiped_frees(|| {
+        let mut session = InlineSession::pool().get();
+        session.key = *SECRET;
+        let detached = Box::new(Pooled::into_inner(session));
+        drop(detached);
+    });
+    assert_eq!(InlineSession::pool().stats().detached, 1);
+    assert_eq!(unwiped, 0);
+}
+
 // ---------------------------------------------------------------- a panicking `with` reset
 
 fn failing_reset(_: &mut u64) {
@@ -119,6 +163,154 @@ fn a_panicking_with_reset_does_not_leave_a_later_zeroize_field_unwiped() {
         assert!(result.is_err());
     });
     assert_eq!(unwiped, 0);
+}
+
+/// The wipe lives one level down, in a field's type, so the outer reset's
+/// panic (on `id`) comes before it: the value is discarded unreset.
+#[derive(Reset, Default)]
+struct InlineKey {
+    #[poolable(zeroize)]
+    bytes: [u8; 16],
+}
+
+#[derive(Poolable, Default)]
+struct Vault {
+    #[poolable(with = failing_reset)]
+    id: u64,
+    key: InlineKey,
+}
+
+#[test]
+fn a_panicking_reset_discards_a_boxed_guards_inline_secret_in_place() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            let mut vault = Box::new(Vault::pool().get());
+            vault.key.bytes = *SECRET;
+            drop(vault);
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(Vault::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+// ---------------------------------------------------------------- where a discarded value is dropped
+
+// The two scans above catch the copy a move leaves behind in optimised
+// builds, where `Option::take` writes only `None`'s tag over the slot
+// (`cargo test --config 'profile.dev.package.poolable-tests.opt-level=2'
+// -p poolable-tests --test zeroize_scan`). Unoptimised, it copies a whole
+// stack temporary over the slot, which hides the copy from the scan; these
+// two catch the move itself, at any optimisation level: a value discarded
+// on a panic path is dropped where its guard holds it.
+
+/// The address of the last `DropSite` dropped.
+static DROPPED_AT: AtomicUsize = AtomicUsize::new(0);
+
+/// Records where it is dropped; one byte, so that it has an address of its
+/// own inside the struct that holds it.
+#[derive(Default)]
+struct DropSite(#[allow(dead_code)] u8);
+
+impl Drop for DropSite {
+    fn drop(&mut self) {
+        DROPPED_AT.store(std::ptr::from_mut(self) as usize, SeqCst);
+    }
+}
+
+#[derive(Poolable, Default)]
+struct Sited {
+    #[poolable(skip)]
+    site: DropSite,
+}
+
+#[derive(Poolable, Default)]
+struct SitedFailing {
+    #[poolable(with = failing_reset)]
+    id: u64,
+    #[poolable(skip)]
+    site: DropSite,
+}
+
+#[test]
+fn a_guard_dropped_during_a_panic_drops_its_value_in_place() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let held_at = AtomicUsize::new(0);
+    let result = catch_unwind(|| {
+        let sited = Box::new(Sited::pool().get());
+        held_at.store(std::ptr::from_ref(&sited.site) as usize, SeqCst);
+        panic!("intentional panic while the boxed guard is held");
+    });
+    assert!(result.is_err());
+    assert_eq!(Sited::pool().stats().dropped_panic, 1);
+    assert_eq!(DROPPED_AT.load(SeqCst), held_at.load(SeqCst));
+}
+
+#[test]
+fn a_panicking_reset_drops_the_value_in_place() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let held_at = AtomicUsize::new(0);
+    let result = catch_unwind(|| {
+        let sited = Box::new(SitedFailing::pool().get());
+        held_at.store(std::ptr::from_ref(&sited.site) as usize, SeqCst);
+        drop(sited);
+    });
+    assert!(result.is_err());
+    assert_eq!(SitedFailing::pool().stats().dropped_panic, 1);
+    assert_eq!(DROPPED_AT.load(SeqCst), held_at.load(SeqCst));
+}
+
+// ---------------------------------------------------------------- a `RecycleOption` whose value's reset panics
+
+/// Wipes its key, then panics in the reset of `id`.
+#[derive(Reset, Default)]
+struct FailingKey {
+    #[poolable(zeroize)]
+    bytes: [u8; 16],
+    #[poolable(with = failing_reset)]
+    id: u64,
+    #[poolable(skip)]
+    site: DropSite,
+}
+
+#[derive(Poolable, Default)]
+struct Recycled {
+    key: RecycleOption<FailingKey>,
+}
+
+/// The same as `Recycled`, with a pool of its own for the drop-site test.
+#[derive(Poolable, Default)]
+struct RecycledSited {
+    key: RecycleOption<FailingKey>,
+}
+
+#[test]
+fn a_recycle_option_whose_reset_panics_leaves_no_inline_secret_behind() {
+    let unwiped = unwiped_frees(|| {
+        let result = catch_unwind(|| {
+            let mut recycled = Box::new(Recycled::pool().get());
+            recycled.key.get_or_insert_reset().bytes = *SECRET;
+            drop(recycled);
+        });
+        assert!(result.is_err());
+    });
+    assert_eq!(Recycled::pool().stats().dropped_panic, 1);
+    assert_eq!(unwiped, 0);
+}
+
+#[test]
+fn a_recycle_option_whose_reset_panics_drops_its_value_in_place() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let held_at = AtomicUsize::new(0);
+    let result = catch_unwind(|| {
+        let mut recycled = Box::new(RecycledSited::pool().get());
+        let key = recycled.key.get_or_insert_reset();
+        held_at.store(std::ptr::from_ref(&key.site) as usize, SeqCst);
+        drop(recycled);
+    });
+    assert!(result.is_err());
+    assert_eq!(RecycledSited::pool().stats().dropped_panic, 1);
+    assert_eq!(DROPPED_AT.load(SeqCst), held_at.load(SeqCst));
 }
 
 // ---------------------------------------------------------------- containers that drop on reset

@@ -30,8 +30,11 @@ use std::sync::Arc;
 ///
 /// If the guard is dropped while its thread is panicking, the value is
 /// dropped instead of returned (`Stats::dropped_panic`): the panic may have
-/// left it half-written. A guard is `Send` when `T` is, so a value may be
-/// taken on one thread and returned from another.
+/// left it half-written. It is dropped in place, where the guard holds it,
+/// so the wipe of its `zeroize` fields reaches the guard's own memory (a
+/// guard in a `Box`, a `Vec` or an async task included), not a moved copy.
+/// A guard is `Send` when `T` is, so a value may be taken on one thread and
+/// returned from another.
 ///
 /// ```
 /// use poolable::Pool;
@@ -147,6 +150,16 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// Take the value out for good: it will not return to the pool
     /// (`Stats::detached`).
     ///
+    /// The value is moved to you and is yours from then on. A struct with
+    /// `zeroize` fields still wipes them when you drop it (its generated
+    /// `Drop`), but no pool can wipe what a move leaves behind, and a move
+    /// copies an inline secret (`[u8; N]`): out of the guard here (this
+    /// leaves a copy only in this call's stack frame), and out of a `Box`,
+    /// a `Vec` or a task that holds the guard (`into_inner(*boxed)` frees
+    /// the box with the guard's bytes in it). A secret that must leave its
+    /// guard belongs in a heap buffer (`Vec<u8>`, `Box<[u8]>`), whose move
+    /// copies only the pointer; or wipe it before you detach the value.
+    ///
     /// ```
     /// use poolable::{Pool, Pooled};
     ///
@@ -235,12 +248,17 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> Drop for PoolGuard<T, P> {
 impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// Dropped while the thread panics: the value may be half-written, so
     /// it is dropped, not returned.
+    ///
+    /// In place: assigning `None` runs the value's `Drop` (the generated
+    /// wipe of its `zeroize` fields) where the guard holds it. `take()`
+    /// would move it out first and wipe only the copy, leaving an inline
+    /// secret in the guard's memory, which a boxed guard then frees.
     #[cold]
     #[inline(never)]
     fn drop_in_panic(&mut self) {
-        if let Some(value) = self.value.take() {
+        if self.value.is_some() {
             self.pool.count_panicked();
-            drop(value);
+            *self.value = None;
         }
     }
 }

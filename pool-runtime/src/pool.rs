@@ -690,7 +690,11 @@ struct DiscardOnUnwind<'a, 's, T: Reset + Send + 'static> {
 impl<T: Reset + Send + 'static> Drop for DiscardOnUnwind<'_, '_, T> {
     fn drop(&mut self) {
         self.pool.count_unreturned(Event::DroppedPanic);
-        drop(self.slot.take());
+        // In place, not `take()`: the value's `Drop` (the generated wipe of
+        // its `zeroize` fields, which the unwound reset may not have reached)
+        // runs on the slot itself, not on a moved copy that leaves the
+        // secret behind in the guard's memory.
+        *self.slot = None;
     }
 }
 

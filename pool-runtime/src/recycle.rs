@@ -844,12 +844,25 @@ impl<T: Reset> RecycleOption<T> {
             return;
         }
         self.live = false;
-        if let Some(mut value) = self.value.take() {
-            // If this panics, `value` is dropped in the unwind: nothing
-            // half-reset is kept.
+        // The reset runs in place. If it panics, the value is dropped in
+        // place in the unwind: nothing half-reset is kept, and its `Drop`
+        // (the wipe of a `zeroize` field) reaches these bytes, not a copy
+        // moved out of them.
+        let on_panic = DropOnUnwind(&mut self.value);
+        if let Some(value) = on_panic.0.as_mut() {
             value.reset();
-            self.value = Some(value);
         }
+        mem::forget(on_panic);
+    }
+}
+
+/// Drops the value in the slot, in place, if dropped: if a reset unwinds
+/// past it.
+struct DropOnUnwind<'a, T>(&'a mut Option<T>);
+
+impl<T> Drop for DropOnUnwind<'_, T> {
+    fn drop(&mut self) {
+        *self.0 = None;
     }
 }
 
