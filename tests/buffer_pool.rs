@@ -160,3 +160,22 @@ fn a_guard_dropped_in_a_panic_is_counted_and_dropped() {
     assert_eq!((stats.dropped_panic, stats.retained), (1, 0), "{stats}");
     assert_eq!(stats.unaccounted(0, 0), 0, "{stats}");
 }
+
+#[test]
+fn a_get_that_panics_on_an_impossible_capacity_leaves_the_books_balanced() {
+    static BUFS: BufferPool = BufferPool::new();
+    // Over `isize::MAX`: `Vec` cannot hold it, so the get panics (documented).
+    let result = std::panic::catch_unwind(|| drop(BUFS.get(usize::MAX)));
+    assert!(result.is_err());
+    let stats = BUFS.stats();
+    // The get and its miss were counted, and so is the buffer it lost.
+    assert_eq!(
+        (stats.gets, stats.misses, stats.dropped_panic),
+        (1, 1, 1),
+        "{stats}"
+    );
+    assert_eq!(stats.held(), 0, "{stats}");
+    assert_eq!(stats.unaccounted(0, 0), 0, "{stats}");
+    // The pool still serves.
+    assert!(BUFS.get(100).capacity() >= 100);
+}

@@ -206,7 +206,9 @@ impl BufferPool {
     /// # Panics
     ///
     /// As [`Vec::with_capacity`] does, if `min_capacity` is over
-    /// `isize::MAX`.
+    /// `isize::MAX`. The get is counted (a get and a miss in the largest
+    /// class) and so is the buffer it did not hand out (a `dropped_panic`),
+    /// so the books still balance.
     ///
     /// ```
     /// use poolable::BufferPool;
@@ -224,23 +226,31 @@ impl BufferPool {
         let mut guard = PoolGuard::empty(self);
         let slot = guard.slot();
         let class = self.class_to_take(min_capacity);
-        let want = match class {
+        match class {
             Some(class) => {
                 self.classes[class].take_into(slot);
-                self.class_capacity(class)
+                let want = self.class_capacity(class);
+                if let Some(buf) = slot
+                    && buf.capacity() < want
+                {
+                    buf.reserve_exact(want);
+                }
             }
-            None => {
-                // Over the largest class: counted there as a miss, made fresh.
-                self.classes[self.len - 1].count_fresh();
-                min_capacity
-            }
-        };
-        match slot {
-            Some(buf) if buf.capacity() >= want => {}
-            Some(buf) => buf.reserve_exact(want),
-            None => *slot = Some(Vec::with_capacity(want)),
+            None => self.fresh(slot, min_capacity),
         }
         guard
+    }
+
+    /// A get over the largest class: counted there as a miss, and made
+    /// fresh. The empty buffer is in the guard's slot before it allocates:
+    /// if that panics (`min_capacity` over `isize::MAX`), the guard drops
+    /// it as a `dropped_panic`, so the counted miss is balanced as
+    /// [`Pool`]'s panicking constructors are.
+    #[cold]
+    #[inline(never)]
+    fn fresh(&self, slot: &mut Option<Vec<u8>>, min_capacity: usize) {
+        self.classes[self.len - 1].count_fresh();
+        slot.insert(Vec::new()).reserve_exact(min_capacity);
     }
 
     /// Reset `buf` and keep it in the class its capacity fits, or drop it if
