@@ -289,9 +289,12 @@
 //! Byte buffers of mixed sizes are best pooled by size class: a single
 //! `Pool<Vec<u8>>` hands its one 60 KiB buffer to a 100-byte request, and
 //! every buffer ends up the size of the largest request it has seen. A
-//! [`BufferPool`] keeps one pool per power-of-two capacity, takes from the
-//! smallest class that holds the request, and returns a buffer to the class
-//! its capacity fits at return time:
+//! [`BufferPool`] keeps one pool per size class (powers of two up to 4 KiB,
+//! then four classes per doubling: 4, 5, 6, 7, 8, 10 KiB, ...), takes from
+//! the smallest class that holds the request, and returns a buffer to the
+//! class its capacity fits at return time. A miss allocates less than 1.25
+//! times a request over 4 KiB (1.09 times on average over requests of
+//! 100 B to 1 MiB), and [`BufferPool::class_stats`] reports the waste:
 //!
 //! ```
 //! use poolable::BufferPool;
@@ -300,10 +303,12 @@
 //!
 //! let mut head = BUFS.get(200); // from the 256-byte class
 //! head.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-//! let body = BUFS.get(40_000); // from the 64 KiB class
+//! let body = BUFS.get(40_000); // from the 40 KiB class
 //! assert!(head.capacity() >= 200 && body.capacity() >= 40_000);
 //! drop((head, body));
 //! assert!(BUFS.get(200).capacity() < 1024); // small requests stay small
+//! let wasted: u64 = BUFS.class_stats().iter().map(|c| c.wasted_bytes()).sum();
+//! assert_eq!(wasted, (256 - 200) + (40 << 10) - 40_000);
 //! ```
 //!
 //! # Choosing a pool shape
@@ -313,7 +318,7 @@
 //! | a struct of your own | `#[derive(Poolable)]`, then `T::pool().get()` | the reset is generated and exhaustive; one static pool per type, nothing to declare |
 //! | a type you do not own, or one configuration per pool | `static P: Pool<T> = Pool::new()` (or [`Pool::with_new`] and the `const` setters) | a pool is a `static` with no lazy-init macro |
 //! | the same, configured at run time | [`Pool::from_fn`] with a closure, in an `Arc<Pool<T>>` | the constructor can capture what the configuration says |
-//! | byte buffers of mixed sizes | [`BufferPool`] | one class per power of two: small requests get small buffers, and one big request does not bloat the others |
+//! | byte buffers of mixed sizes | [`BufferPool`] | size classes at most 1.25 apart from 4 KiB up: small requests get small buffers, one big request does not bloat the others, and no buffer is much larger than its request |
 //! | a value that must outlive the scope that holds the pool (a spawned task) | [`Pool::get_owned`] on an `Arc<Pool<T>>`, or a `static` pool | the guard is `'static` |
 //! | a burst at start-up that must not miss | [`Pool::reserve`] | values are made before the first request |
 //!

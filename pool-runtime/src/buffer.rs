@@ -1,23 +1,57 @@
 //! [`BufferPool`]: byte buffers by size class, one [`Pool<Vec<u8>>`](Pool)
-//! per power-of-two capacity, so small requests get small buffers and a
-//! buffer that grew moves up a class instead of bloating the small ones.
+//! per class capacity (powers of two up to 4 KiB, then four classes per
+//! doubling), so small requests get small buffers, no buffer is much larger
+//! than the request it serves, and a buffer that grew moves up a class
+//! instead of bloating the small ones.
+//!
+//! The classes are rungs of one ladder, the same for every `BufferPool`:
+//! rung `g` is `2^g` bytes up to rung `FINE_SHIFT` (12, 4 KiB), and above it
+//! each doubling `2^k .. 2^(k+1)` has four rungs, `2^k`, `1.25 * 2^k`,
+//! `1.5 * 2^k` and `1.75 * 2^k` (jemalloc's and mimalloc's size classes). A
+//! pool uses the rungs from its `min_bytes` to its `max_bytes`. A request's
+//! rung and a capacity's rung are each one leading-zero count, a shift and
+//! a mask: no table, no search.
 
 use crate::guard::{PoolGuard, sealed};
 use crate::pool::Pool;
 use crate::stats::{Event, Stats};
 use core::fmt;
+// Plain std atomics, under loom too: they are counters that order nothing,
+// and the array of them is built in a `const fn` (loom's are not `const`).
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// The most classes a [`BufferPool`] has: enough for any `min_bytes` ..
-/// `max_bytes` range up to 2^40 bytes apart.
-const MAX_CLASSES: usize = 41;
+/// log2 of the largest power-of-two class (4 KiB): above it, each doubling
+/// has [`STEPS`] classes. Below it a class is twice the one below, which
+/// wastes at most a few KiB per buffer.
+const FINE_SHIFT: u32 = 12;
+
+/// log2 of [`STEPS`]: a request's class above 4 KiB is its leading one and
+/// the two bits after it.
+const STEP_BITS: u32 = 2;
+
+/// Classes per doubling above 4 KiB: each is at most 1.25 times the one
+/// below.
+const STEPS: u32 = 1 << STEP_BITS;
+
+/// The largest rung: the largest class capacity a `Vec` can have
+/// (`isize::MAX` rounded down to a class, `1.75 * 2^62` on 64-bit targets).
+const TOP_RUNG: u32 = floor_rung(isize::MAX as usize);
+
+/// The most classes a [`BufferPool`] has: the smallest class and 160 above
+/// it, which is 40 doublings of four classes, so any `min_bytes` ..
+/// `max_bytes` range up to 2^40 apart (more below 4 KiB, where a doubling
+/// is one class).
+const MAX_CLASSES: usize = 1 + 40 * STEPS as usize;
 
 /// What the pool itself stores per buffer, which counts toward the size cap
 /// as it does for every [`Pool`].
 const VEC_SIZE: usize = size_of::<Vec<u8>>();
 
-/// Byte buffers sorted by capacity into power-of-two classes, from
+/// Byte buffers sorted by capacity into size classes, from
 /// [`min_bytes`](BufferPool::min_bytes) (default 64) up to
-/// [`max_bytes`](BufferPool::max_bytes) (default 64 KiB).
+/// [`max_bytes`](BufferPool::max_bytes) (default 64 KiB): powers of two up
+/// to 4 KiB, then four classes per doubling (4, 5, 6, 7, 8, 10, 12, 14,
+/// 16 KiB, ...), 23 classes by default.
 ///
 /// A single `Pool<Vec<u8>>` serving mixed sizes ends up holding only large
 /// buffers: each one grows to the largest request it has seen. Here
@@ -38,11 +72,36 @@ const VEC_SIZE: usize = size_of::<Vec<u8>>();
 /// write!(small, "GET /items/{} HTTP/1.1\r\n", 7).unwrap();
 /// drop(small); // cleared, back in the 128-byte class
 ///
-/// let big = BUFS.get(10_000); // the 16 KiB class: the small buffer stays small
-/// assert!(big.capacity() >= 10_000);
+/// let big = BUFS.get(10_000); // the 10 KiB class: the small buffer stays small
+/// assert_eq!(big.capacity(), 10 << 10);
 /// drop(big);
 /// assert_eq!(BUFS.stats().retained, 2);
 /// ```
+///
+/// # Waste
+///
+/// A miss allocates its class's capacity with `Vec::with_capacity` (which
+/// promises at least that, and gives exactly that), so the class layout
+/// decides how many bytes a buffer has beyond the request. Above 4 KiB a
+/// class is at most 1.25 times the one below, so a request of `n` bytes
+/// gets less than `1.25 * n`; below, less than `2 * n` (and at least
+/// `min_bytes`). On requests spread evenly from 100 B to 1 MiB the mean of
+/// capacity / request is 1.09, against 1.39 with one class per power of
+/// two; the buffers hold 1.08 times the bytes requested, against 1.33
+/// (`the_mean_waste_on_a_uniform_mix_is_about_a_tenth` in
+/// `tests/buffer_pool.rs` measures both). A buffer that grew in use keeps
+/// its capacity and goes to the largest class it holds, so a hit can hand
+/// out up to just under the next class's capacity.
+///
+/// [`class_stats`](BufferPool::class_stats) reports the waste per class:
+/// the layout's bound ([`ClassStats::smallest_request`] against
+/// [`ClassStats::capacity`]) and what the class's allocations asked for
+/// against what they got ([`ClassStats::requested_bytes`],
+/// [`ClassStats::allocated_bytes`]). These two are counted where a get
+/// allocates (a miss), two relaxed atomic adds beside the allocation,
+/// never on a get that reuses a buffer: a hit costs what it did. The
+/// allocations are what the pool's memory is made of; a hit only lends out
+/// a buffer that exists already.
 ///
 /// # Stats
 ///
@@ -52,11 +111,16 @@ const VEC_SIZE: usize = size_of::<Vec<u8>>();
 /// in the class it went to, so a buffer that grew shows in two classes and
 /// the identity holds only for the totals. A buffer taken out with
 /// [`into_inner`](PoolGuard::into_inner) or dropped in a panic, and a get
-/// over the largest class, are counted in the largest class.
+/// over the largest class (also one that panics), are counted in the
+/// largest class.
 pub struct BufferPool {
     classes: [Pool<Vec<u8>>; MAX_CLASSES],
-    /// log2 of the smallest class's capacity.
-    min_shift: u32,
+    /// What each class's allocations asked for and got.
+    allocated: [Allocated; MAX_CLASSES],
+    /// The rung of the smallest class.
+    min_rung: u32,
+    /// The capacity of the smallest class.
+    min_capacity: usize,
     /// How many classes are in use.
     len: usize,
     /// What `pools()` calls it (its classes are `name[capacity]`).
@@ -70,25 +134,81 @@ pub struct BufferPool {
 /// behave alike.
 pub type PooledBuf<'a> = PoolGuard<Vec<u8>, &'a BufferPool>;
 
-/// One class of a [`BufferPool`]: the capacity of its buffers and its
+/// One class of a [`BufferPool`]: the capacity of its buffers, the
+/// requests it serves, the bytes its allocations asked for and got, and its
 /// counters.
+///
+/// ```
+/// use poolable::BufferPool;
+///
+/// let bufs = BufferPool::new();
+/// drop(bufs.get(9000)); // a miss: allocates the 10 KiB class's capacity
+/// let class = bufs.class_stats().into_iter().find(|c| c.stats.misses == 1).unwrap();
+/// assert_eq!((class.smallest_request, class.capacity), (8193, 10240));
+/// assert_eq!((class.requested_bytes, class.allocated_bytes), (9000, 10240));
+/// assert_eq!(class.wasted_bytes(), 1240);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ClassStats {
-    /// The capacity every buffer of this class has at least (and less than
-    /// twice of, except in the largest class, which is capped at it).
+    /// The capacity every buffer of this class has at least, and the
+    /// capacity a miss allocates. A buffer is kept in the largest class
+    /// whose capacity it holds, so it has less than the next class's
+    /// (except in the largest class, where the size cap drops it).
     pub capacity: usize,
+    /// The smallest request this class serves: `get(n)` takes from it when
+    /// `smallest_request <= n <= capacity`. One more than the capacity of
+    /// the class below, 0 for the smallest class (it serves every request
+    /// up to `min_bytes`). `capacity / smallest_request` bounds what a miss
+    /// of the class allocates per requested byte: under 1.25 above 4 KiB,
+    /// under 2 below.
+    pub smallest_request: usize,
+    /// The bytes asked for by the gets that allocated a buffer of this
+    /// class: its misses, and the rare get that found a buffer returned
+    /// with less than `min_bytes` in the smallest class. A get over the
+    /// largest class allocates exactly what it asks for and is not counted.
+    pub requested_bytes: u64,
+    /// The bytes those gets allocated: the class's capacity each.
+    pub allocated_bytes: u64,
     /// The class's counters.
     pub stats: Stats,
 }
 
+impl ClassStats {
+    /// The bytes the class's allocations hold beyond what their gets asked
+    /// for: `allocated_bytes - requested_bytes`.
+    #[must_use]
+    pub fn wasted_bytes(&self) -> u64 {
+        self.allocated_bytes.saturating_sub(self.requested_bytes)
+    }
+}
+
+/// What a class's allocations asked for and got, counted next to each
+/// allocation (off the path of a get that reuses a buffer).
+struct Allocated {
+    requested: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Allocated {
+    const fn new() -> Self {
+        Allocated {
+            requested: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+}
+
 impl BufferPool {
-    /// Classes of 64 bytes to 64 KiB (11 classes).
+    /// Classes of 64 bytes to 64 KiB (23 classes: 64 B to 4 KiB by powers of
+    /// two, then four per doubling).
     #[must_use]
     pub const fn new() -> Self {
         BufferPool {
             classes: [const { Pool::new() }; MAX_CLASSES],
-            min_shift: 0,
+            allocated: [const { Allocated::new() }; MAX_CLASSES],
+            min_rung: 0,
+            min_capacity: 0,
             len: 0,
             name: "BufferPool",
         }
@@ -96,8 +216,11 @@ impl BufferPool {
     }
 
     /// The largest class, and the size cap: a buffer whose capacity is over
-    /// it is dropped on return. Rounded up to a power of two, and to
-    /// `min_bytes`; at most 2^40 times `min_bytes`.
+    /// it is dropped on return. Rounded up to a class capacity (a power of
+    /// two up to 4 KiB, then a multiple of a quarter of one: 5 KiB, 6 KiB,
+    /// 7 KiB, 8 KiB, 10 KiB, ...), and to `min_bytes`; at most 160 classes
+    /// above `min_bytes` (at least 2^40 times it), and at most `isize::MAX`
+    /// rounded down to a class.
     ///
     /// ```
     /// use poolable::BufferPool;
@@ -112,8 +235,9 @@ impl BufferPool {
     }
 
     /// The smallest class: every buffer has at least this capacity. Rounded
-    /// up to a power of two (at least 1); `max_bytes` is raised to it if it
-    /// was below.
+    /// up to a class capacity (see [`max_bytes`](BufferPool::max_bytes); at
+    /// least 1, at most `isize::MAX` rounded down to a class); `max_bytes`
+    /// is raised to it if it was below.
     ///
     /// ```
     /// use poolable::BufferPool;
@@ -129,23 +253,30 @@ impl BufferPool {
 
     /// Set the classes to cover `min ..= max` (see the setters' rounding).
     const fn classes_for(mut self, min: usize, max: usize) -> Self {
-        let min_shift = ceil_log2(min);
-        let max_shift = {
-            let shift = ceil_log2(max);
-            let top = min_shift + (MAX_CLASSES as u32 - 1);
-            if shift < min_shift {
-                min_shift
-            } else if shift > top {
+        let min_rung = {
+            let rung = ceil_rung(min);
+            if rung > TOP_RUNG { TOP_RUNG } else { rung }
+        };
+        let max_rung = {
+            let rung = ceil_rung(max);
+            let top = {
+                let top = min_rung + (MAX_CLASSES as u32 - 1);
+                if top > TOP_RUNG { TOP_RUNG } else { top }
+            };
+            if rung < min_rung {
+                min_rung
+            } else if rung > top {
                 top
             } else {
-                shift
+                rung
             }
         };
-        self.min_shift = min_shift;
-        self.len = (max_shift - min_shift) as usize + 1;
+        self.min_rung = min_rung;
+        self.min_capacity = rung_capacity(min_rung);
+        self.len = (max_rung - min_rung) as usize + 1;
         // One cap for every class: only the largest class ever sees a
         // buffer over it (returns go to the class their capacity fits).
-        let cap = (1usize << max_shift).saturating_add(VEC_SIZE);
+        let cap = rung_capacity(max_rung).saturating_add(VEC_SIZE);
         self.name_classes();
         let mut i = 0;
         while i < MAX_CLASSES {
@@ -187,26 +318,33 @@ impl BufferPool {
     }
 
     const fn min_capacity(&self) -> usize {
-        1 << self.min_shift
+        self.min_capacity
     }
 
     const fn max_capacity(&self) -> usize {
-        1 << (self.min_shift + self.len as u32 - 1)
+        self.class_capacity(self.len - 1)
     }
 
     /// The capacity of class `i`.
+    #[inline]
     const fn class_capacity(&self, i: usize) -> usize {
-        1 << (self.min_shift + i as u32)
+        rung_capacity(self.min_rung + i as u32)
     }
 
     /// An empty buffer with `capacity() >= min_capacity`, from the smallest
-    /// class that holds that much. Above `max_bytes` it is a fresh buffer
-    /// (dropped on return).
+    /// class that holds that much (a miss allocates the class's capacity:
+    /// less than 1.25 times `min_capacity` above 4 KiB, less than twice
+    /// below, and at least `min_bytes`; a hit can be a buffer that grew in
+    /// use, up to just under the next class's capacity). Above
+    /// `max_bytes` it is a fresh buffer of `min_capacity` (dropped on
+    /// return).
     ///
     /// # Panics
     ///
     /// As [`Vec::with_capacity`] does, if `min_capacity` is over
-    /// `isize::MAX`.
+    /// `isize::MAX`. The get is counted (a get and a miss in the largest
+    /// class) and so is the buffer it did not hand out (a `dropped_panic`),
+    /// so the books still balance.
     ///
     /// ```
     /// use poolable::BufferPool;
@@ -224,23 +362,50 @@ impl BufferPool {
         let mut guard = PoolGuard::empty(self);
         let slot = guard.slot();
         let class = self.class_to_take(min_capacity);
-        let want = match class {
+        match class {
             Some(class) => {
                 self.classes[class].take_into(slot);
-                self.class_capacity(class)
+                // A buffer kept in a class holds the class's capacity, so
+                // one that holds less than the request (or than the
+                // smallest class) is new (empty, no allocation yet) or was
+                // put back below `min_bytes`.
+                if let Some(buf) = slot
+                    && buf.capacity() < min_capacity.max(self.min_capacity)
+                {
+                    self.allocate(class, buf, min_capacity);
+                }
             }
-            None => {
-                // Over the largest class: counted there as a miss, made fresh.
-                self.classes[self.len - 1].count_fresh();
-                min_capacity
-            }
-        };
-        match slot {
-            Some(buf) if buf.capacity() >= want => {}
-            Some(buf) => buf.reserve_exact(want),
-            None => *slot = Some(Vec::with_capacity(want)),
+            None => self.fresh(slot, min_capacity),
         }
         guard
+    }
+
+    /// A get of `requested` bytes whose class had no buffer (its pool made
+    /// an empty `Vec`), or only one returned with less than `min_bytes`:
+    /// give it exactly the class's capacity, and count the waste.
+    #[cold]
+    #[inline(never)]
+    fn allocate(&self, class: usize, buf: &mut Vec<u8>, requested: usize) {
+        // `buf` is empty (new, or reset). `with_capacity` allocates exactly
+        // the capacity asked for (it promises at least; the tests check it
+        // is exact), and if it fails `buf` is still the guard's, which
+        // accounts for it.
+        *buf = Vec::with_capacity(self.class_capacity(class));
+        let allocated = &self.allocated[class];
+        allocated.requested.fetch_add(requested as u64, Relaxed);
+        allocated.bytes.fetch_add(buf.capacity() as u64, Relaxed);
+    }
+
+    /// A get over the largest class: counted there as a miss, and made
+    /// fresh. The empty buffer is in the guard's slot before it allocates:
+    /// if that panics (`min_capacity` over `isize::MAX`), the guard drops
+    /// it as a `dropped_panic`, so the counted miss is balanced as
+    /// [`Pool`]'s panicking constructors are.
+    #[cold]
+    #[inline(never)]
+    fn fresh(&self, slot: &mut Option<Vec<u8>>, min_capacity: usize) {
+        self.classes[self.len - 1].count_fresh();
+        slot.insert(Vec::new()).reserve_exact(min_capacity);
     }
 
     /// Reset `buf` and keep it in the class its capacity fits, or drop it if
@@ -259,20 +424,23 @@ impl BufferPool {
     }
 
     /// The smallest class whose buffers hold `n` bytes; `None` above them all.
+    #[inline]
     fn class_to_take(&self, n: usize) -> Option<usize> {
-        let class = (ceil_log2(n).saturating_sub(self.min_shift)) as usize;
+        let class = (ceil_rung(n).saturating_sub(self.min_rung)) as usize;
         (class < self.len).then_some(class)
     }
 
     /// The class a buffer of `capacity` goes back to: the largest whose
     /// capacity it has (the smallest if it has less than them all; the
     /// largest, which drops it, if it is over them all).
+    #[inline]
     fn class_to_keep(&self, capacity: usize) -> usize {
-        let class = floor_log2(capacity).saturating_sub(self.min_shift) as usize;
+        let class = floor_rung(capacity).saturating_sub(self.min_rung) as usize;
         class.min(self.len - 1)
     }
 
     /// The pool of the class a buffer of `capacity` belongs to.
+    #[inline]
     fn home(&self, capacity: usize) -> &Pool<Vec<u8>> {
         &self.classes[self.class_to_keep(capacity)]
     }
@@ -299,7 +467,9 @@ impl BufferPool {
         total
     }
 
-    /// Each class, smallest first, with its capacity and counters.
+    /// Each class, smallest first, with its capacity, the requests it
+    /// serves, what its allocations asked for and got (see [Waste](#waste)),
+    /// and its counters.
     ///
     /// ```
     /// use poolable::BufferPool;
@@ -307,15 +477,25 @@ impl BufferPool {
     /// let bufs = BufferPool::new();
     /// drop(bufs.get(100));
     /// let classes = bufs.class_stats();
-    /// assert_eq!(classes.len(), 11); // 64 B .. 64 KiB
+    /// assert_eq!(classes.len(), 23); // 64 B .. 4 KiB by doubling, then 4 per doubling to 64 KiB
     /// assert_eq!((classes[1].capacity, classes[1].stats.retained), (128, 1));
+    /// assert_eq!((classes[1].requested_bytes, classes[1].wasted_bytes()), (100, 28));
+    /// let sizes: Vec<usize> = classes[6..11].iter().map(|c| c.capacity >> 10).collect();
+    /// assert_eq!(sizes, [4, 5, 6, 7, 8]); // KiB
     /// ```
     pub fn class_stats(&self) -> Vec<ClassStats> {
         self.classes()
             .iter()
+            .zip(&self.allocated)
             .enumerate()
-            .map(|(i, class)| ClassStats {
+            .map(|(i, (class, allocated))| ClassStats {
                 capacity: self.class_capacity(i),
+                smallest_request: match i {
+                    0 => 0,
+                    _ => self.class_capacity(i - 1) + 1,
+                },
+                requested_bytes: allocated.requested.load(Relaxed),
+                allocated_bytes: allocated.bytes.load(Relaxed),
                 stats: class.stats(),
             })
             .collect()
@@ -367,6 +547,47 @@ impl sealed::Home<Vec<u8>> for &BufferPool {
     }
 }
 
+/// The rung of the smallest class capacity `>= n` (0 for 0 and 1).
+#[inline]
+const fn ceil_rung(n: usize) -> u32 {
+    if n <= 1 << FINE_SHIFT {
+        ceil_log2(n)
+    } else {
+        // n - 1 is in 2^k ..= 2^(k+1) - 1, and the two bits after its
+        // leading one say which quarter of that doubling it is past.
+        let m = n - 1;
+        let k = floor_log2(m);
+        let quarter = ((m >> (k - STEP_BITS)) & (STEPS as usize - 1)) as u32;
+        FINE_SHIFT + STEPS * (k - FINE_SHIFT) + quarter + 1
+    }
+}
+
+/// The rung of the largest class capacity `<= capacity` (0 for 0 and 1).
+#[inline]
+const fn floor_rung(capacity: usize) -> u32 {
+    if capacity < 1 << FINE_SHIFT {
+        floor_log2(capacity)
+    } else {
+        let k = floor_log2(capacity);
+        let quarter = ((capacity >> (k - STEP_BITS)) & (STEPS as usize - 1)) as u32;
+        FINE_SHIFT + STEPS * (k - FINE_SHIFT) + quarter
+    }
+}
+
+/// The capacity of rung `rung` (at most [`TOP_RUNG`]): `2^rung` up to
+/// 4 KiB, then `(4 + q) * 2^(k - 2)` for the `q`th quarter of `2^k`.
+#[inline]
+const fn rung_capacity(rung: u32) -> usize {
+    if rung <= FINE_SHIFT {
+        1 << rung
+    } else {
+        let above = rung - FINE_SHIFT;
+        let k = FINE_SHIFT + above / STEPS;
+        let quarter = (above % STEPS) as usize;
+        (STEPS as usize + quarter) << (k - STEP_BITS)
+    }
+}
+
 /// The exponent of the smallest power of two `>= n` (0 for 0 and 1).
 const fn ceil_log2(n: usize) -> u32 {
     if n <= 1 {
@@ -397,17 +618,80 @@ mod tests {
     }
 
     #[test]
+    fn the_ladder_is_powers_of_two_then_quarters() {
+        let kib: Vec<usize> = (10..=20).map(|rung| rung_capacity(rung) >> 10).collect();
+        assert_eq!(kib, [1, 2, 4, 5, 6, 7, 8, 10, 12, 14, 16]);
+        assert_eq!(
+            (0..=6).map(rung_capacity).collect::<Vec<_>>(),
+            [1, 2, 4, 8, 16, 32, 64]
+        );
+        assert!(rung_capacity(TOP_RUNG) <= isize::MAX as usize);
+        assert!(rung_capacity(TOP_RUNG) > (isize::MAX as usize) / 8 * 7);
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!((TOP_RUNG, rung_capacity(TOP_RUNG)), (215, 7 << 60));
+    }
+
+    /// `ceil_rung(n)` is the smallest class capacity that holds `n`, under
+    /// 1.25 * n above 4 KiB; `floor_rung(c)` the largest that `c` holds.
+    fn check_rungs(n: usize) {
+        let up = ceil_rung(n);
+        assert!(rung_capacity(up) >= n, "{n}");
+        assert!(up == 0 || rung_capacity(up - 1) < n, "{n}");
+        if n > 1 << FINE_SHIFT {
+            assert!((rung_capacity(up) as u128) * 4 < (n as u128) * 5, "{n}");
+        }
+        let down = floor_rung(n);
+        assert!(rung_capacity(down) <= n.max(1), "{n}");
+        assert!(down == TOP_RUNG || rung_capacity(down + 1) > n, "{n}");
+    }
+
+    #[test]
+    fn a_request_rounds_up_and_a_capacity_down_to_a_class() {
+        (0..=1 << 20).for_each(check_rungs);
+        for rung in 0..=TOP_RUNG {
+            let capacity = rung_capacity(rung);
+            [capacity - 1, capacity, capacity + 1]
+                .into_iter()
+                .filter(|&n| n <= rung_capacity(TOP_RUNG))
+                .for_each(check_rungs);
+            assert_eq!((ceil_rung(capacity), floor_rung(capacity)), (rung, rung));
+        }
+        assert!(ceil_rung(usize::MAX) > TOP_RUNG);
+        assert!(ceil_rung(rung_capacity(TOP_RUNG) + 1) > TOP_RUNG);
+    }
+
+    #[test]
     fn classes_round_and_clamp() {
         let p = BufferPool::new();
-        assert_eq!((p.min_capacity(), p.max_capacity(), p.len), (64, 65536, 11));
+        assert_eq!((p.min_capacity(), p.max_capacity(), p.len), (64, 65536, 23));
         let p = BufferPool::new().min_bytes(100).max_bytes(1000);
         assert_eq!((p.min_capacity(), p.max_capacity()), (128, 1024));
+        let p = BufferPool::new().min_bytes(5000).max_bytes(9000);
+        assert_eq!(
+            (p.min_capacity(), p.max_capacity(), p.len),
+            (5120, 10240, 5)
+        );
         let p = BufferPool::new().min_bytes(0).max_bytes(0);
         assert_eq!((p.min_capacity(), p.max_capacity(), p.len), (1, 1, 1));
         let p = BufferPool::new().min_bytes(4096).max_bytes(10);
         assert_eq!((p.min_capacity(), p.max_capacity()), (4096, 4096));
         let p = BufferPool::new().max_bytes(usize::MAX);
         assert_eq!(p.len, MAX_CLASSES);
+        // 160 classes above 4 KiB are 40 doublings.
+        let p = BufferPool::new().min_bytes(4096).max_bytes(usize::MAX);
+        assert_eq!((p.max_capacity(), p.len), (4096 << 40, MAX_CLASSES));
+    }
+
+    #[test]
+    fn classes_stop_at_the_largest_capacity_a_vec_can_have() {
+        let top = rung_capacity(TOP_RUNG);
+        let p = BufferPool::new().min_bytes(usize::MAX);
+        assert_eq!((p.min_capacity(), p.max_capacity(), p.len), (top, top, 1));
+        let p = BufferPool::new().min_bytes(top / 2).max_bytes(usize::MAX);
+        assert_eq!((p.min_capacity(), p.max_capacity()), (top / 2, top));
+        assert_eq!(p.class_to_take(top), Some(p.len - 1));
+        assert_eq!(p.class_to_take(top + 1), None);
+        assert_eq!(p.class_to_keep(usize::MAX), p.len - 1);
     }
 
     #[test]
@@ -416,11 +700,17 @@ mod tests {
         assert_eq!(p.class_to_take(0), Some(0));
         assert_eq!(p.class_to_take(64), Some(0));
         assert_eq!(p.class_to_take(65), Some(1));
-        assert_eq!(p.class_to_take(65536), Some(10));
+        assert_eq!(p.class_to_take(4096), Some(6));
+        assert_eq!(p.class_to_take(4097), Some(7));
+        assert_eq!(p.class_to_take(5120), Some(7));
+        assert_eq!(p.class_to_take(5121), Some(8));
+        assert_eq!(p.class_to_take(65536), Some(22));
         assert_eq!(p.class_to_take(65537), None);
         assert_eq!(p.class_to_keep(0), 0);
         assert_eq!(p.class_to_keep(127), 0);
         assert_eq!(p.class_to_keep(128), 1);
-        assert_eq!(p.class_to_keep(1 << 30), 10);
+        assert_eq!(p.class_to_keep(5119), 6);
+        assert_eq!(p.class_to_keep(5120), 7);
+        assert_eq!(p.class_to_keep(1 << 30), 22);
     }
 }

@@ -46,7 +46,9 @@ pub struct Stats {
     /// Values dropped on return because the retention bound was reached.
     pub dropped_full: u64,
     /// Values lost to a panic: a guard dropped while its thread panicked, a
-    /// reset that panicked, or a constructor that panicked on a miss.
+    /// reset that panicked, a constructor that panicked on a miss, or a
+    /// [`BufferPool::get`](crate::BufferPool::get) that panicked on a
+    /// capacity over `isize::MAX`.
     pub dropped_panic: u64,
     /// Idle values dropped by decay ([`trim`](crate::Pool::trim)) or [`clear`](crate::Pool::clear).
     pub dropped_idle: u64,
