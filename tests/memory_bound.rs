@@ -173,3 +173,40 @@ fn a_forgotten_lock_guard_does_not_hide_a_50_mib_buffer() {
     assert_eq!(stats.dropped_oversize, 1, "{stats}");
     assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
 }
+
+/// A value over `LOCAL_CACHE_MAX_BYTES` skips the thread caches: returned
+/// by a thread that stays alive, it is in the shared tier, where another
+/// thread's get finds it. Before, each thread's cache kept up to
+/// `LOCAL_CACHE_SIZE` of them, so in a producer/consumer pair of large
+/// buffers the producer missed while the consumer's cache held them (the
+/// memory issue's pipeline retained 147-158 buffers for a working set of a
+/// handful).
+#[test]
+fn a_large_value_is_not_stranded_in_a_live_threads_cache() {
+    use poolable::LOCAL_CACHE_MAX_BYTES;
+    use std::sync::mpsc::channel;
+    static LARGE: Pool<Vec<u8>> = Pool::new().max_bytes(1 << 20);
+    let (returned, wait_returned) = channel();
+    let (done, wait_done) = channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut value = LARGE.get();
+            *value = Vec::with_capacity(2 * LOCAL_CACHE_MAX_BYTES);
+            drop(value);
+            returned.send(()).unwrap();
+            // Stay alive (with a thread cache for the pool) until checked.
+            wait_done.recv().unwrap();
+        });
+        wait_returned.recv().unwrap();
+        let value = LARGE.get();
+        let capacity = value.capacity();
+        drop(value);
+        let stats = LARGE.stats();
+        done.send(()).unwrap();
+        assert!(
+            capacity >= 2 * LOCAL_CACHE_MAX_BYTES,
+            "a new value: {stats}"
+        );
+        assert_eq!((stats.gets, stats.misses), (2, 1), "{stats}");
+    });
+}

@@ -16,11 +16,12 @@
 //!
 //! Steps are counted by the pool's generation. A cache records the
 //! generation it was aged to, and each shard the generation it was last
-//! stepped to. Values move between a cache and a shard only when the two
-//! agree (checked under the shard's lock): a spill from a cache that a
-//! `clear` has not reached yet cannot slip idle values past the clear into
-//! a shard, and a refill cannot pull a shard's idle values, which the clear
-//! has not swept yet, into a cache it has already aged.
+//! stepped to. A batch a cache spills reaches the shards only if no step
+//! began since (the pool's generation is still the cache's, checked under
+//! each shard's lock), so a value idle before a `clear` cannot slip past it
+//! into a shard. A refill takes only from shards stepped to the cache's
+//! generation, so it cannot pull a shard's idle values, which a `clear` has
+//! not swept yet, into a cache the clear has already aged.
 //!
 //! Steps are made in batches (`raw/owned.rs`): a trim of every pool posts
 //! its requests to every thread cache of every pool, runs one heavy fence,

@@ -82,8 +82,8 @@ pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
 #[cfg(feature = "http-body")]
 pub use http_body::{PooledBody, PooledChunk};
 pub use policy::{
-    ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_SIZE,
-    Oversize,
+    ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_MAX_BYTES,
+    LOCAL_CACHE_SIZE, Oversize,
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};

@@ -281,7 +281,9 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
                 let n = stack.len();
                 storage
                     .shards
-                    .spill(head.home, &mut stack.oldest(n), n, generation);
+                    .spill(head.home, &mut stack.oldest(n), n, || {
+                        storage.generation.load(Relaxed) == generation
+                    });
                 if storage.generation.load(Relaxed) == generation {
                     break;
                 }
@@ -384,6 +386,8 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
         let dead = decay::age(&mut stack, &head.storage);
         if stack.len() == 0 {
             let generation = Some(stack.generation());
+            // A value over the thread caches' limit is taken alone (the
+            // refill stops at it) and handed out at once: none stays here.
             head.storage
                 .shards
                 .refill(head.home, batch, generation, |entry| {
@@ -504,7 +508,9 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
             let generation = stack.generation();
             storage
                 .shards
-                .spill(head.home, &mut stack.oldest(batch), batch, generation);
+                .spill(head.home, &mut stack.oldest(batch), batch, || {
+                    storage.generation.load(Relaxed) == generation
+                });
         }
         if let Some(e) = entry.take()
             && let Err(e) = stack.push(e)
@@ -548,6 +554,13 @@ fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry
             entry.bytes,
         );
     }
+    give_shared(storage, entry);
+}
+
+/// Keep a return in the shards, not in a thread cache: a thread without
+/// one, or a value over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
+#[cold]
+pub(crate) fn give_shared<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
     // Under chaos every return comes here (no thread caches): verify the
     // reset, as debug builds do in `Pool::put_from`, and count a dirty
     // value as they do, a `dropped_panic` and not a put.

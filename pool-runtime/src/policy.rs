@@ -22,6 +22,21 @@ pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 /// ```
 pub const LOCAL_CACHE_SIZE: usize = 8;
 
+/// A returned value of more bytes than this ([`heap_bytes`](crate::Reset::heap_bytes)
+/// plus `size_of::<T>()`) skips the thread caches and goes straight to the
+/// pool's shared tier, where every thread finds it: a thread cache holds at
+/// most `LOCAL_CACHE_SIZE` values of at most this size, 512 KiB per thread
+/// and pool. It is the default `max_bytes`, so it changes nothing for a
+/// pool under the default cap; a pool of larger values (a `BufferPool`'s
+/// large classes) keeps them where one thread's return can serve another
+/// thread's get at once, instead of stranding up to a cache's worth of
+/// them per thread.
+///
+/// ```
+/// assert_eq!(poolable::LOCAL_CACHE_MAX_BYTES, 64 * 1024);
+/// ```
+pub const LOCAL_CACHE_MAX_BYTES: usize = DEFAULT_MAX_BYTES;
+
 /// The default `max_retained` is this many thread caches' worth per CPU:
 /// `4 × CPUs × LOCAL_CACHE_SIZE` (64 on a 2-CPU machine).
 ///
@@ -88,6 +103,9 @@ pub enum Oversize {
 pub(crate) struct Policy {
     pub(crate) max_retained: Option<usize>,
     pub(crate) max_bytes: usize,
+    /// `min(max_bytes, LOCAL_CACHE_MAX_BYTES)`: what a return may be to go
+    /// to a thread cache, the one compare of a return's hot path.
+    pub(crate) local_max_bytes: usize,
     /// `max_bytes_auto`: calibrate the cap within `[AUTO_CAP_FLOOR, max_bytes]`.
     pub(crate) auto_cap: bool,
     pub(crate) oversize: Oversize,
@@ -97,6 +115,7 @@ impl Policy {
     pub(crate) const DEFAULT: Policy = Policy {
         max_retained: None,
         max_bytes: DEFAULT_MAX_BYTES,
+        local_max_bytes: DEFAULT_MAX_BYTES,
         auto_cap: false,
         oversize: Oversize::Drop,
     };
@@ -104,6 +123,11 @@ impl Policy {
     /// Set the size cap (the ceiling, for an adaptive cap).
     pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
         self.max_bytes = bytes;
+        self.local_max_bytes = if bytes < LOCAL_CACHE_MAX_BYTES {
+            bytes
+        } else {
+            LOCAL_CACHE_MAX_BYTES
+        };
     }
 }
 

@@ -414,10 +414,35 @@ impl<T: Reset + Send + 'static> Pool<T> {
             return self.put_measured(slot);
         }
         let bytes = self.reset(slot);
-        if bytes > self.policy.max_bytes {
-            return self.put_over(slot);
+        if bytes > self.policy.local_max_bytes {
+            return self.put_large(slot, bytes);
         }
         local::give_from(&self.key, || self.storage(), slot, bytes);
+    }
+
+    /// A return over the thread caches' limit (`slot` holds the reset
+    /// value): over the size cap, or kept in the shared tier.
+    #[cold]
+    #[inline(never)]
+    fn put_large(&self, slot: &mut Option<T>, bytes: usize) {
+        if bytes > self.policy.max_bytes {
+            self.put_over(slot);
+        } else {
+            self.keep(self.storage(), slot, bytes);
+        }
+    }
+
+    /// Keep the reset value in `slot`, `bytes` big and within the cap: in
+    /// the thread tier, or the shared tier if it is over
+    /// [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
+    fn keep(&self, storage: &Arc<Storage<T>>, slot: &mut Option<T>, bytes: usize) {
+        if bytes > crate::LOCAL_CACHE_MAX_BYTES {
+            if let Some(value) = slot.take() {
+                local::give_shared(storage, Entry { value, bytes });
+            }
+        } else {
+            local::give_from(&self.key, || storage, slot, bytes);
+        }
     }
 
     /// Reset the value in `slot` and return its size for the cap. Under
@@ -460,7 +485,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > cap {
             self.put_over(slot);
         } else {
-            local::give_from(&self.key, || storage, slot, bytes);
+            self.keep(storage, slot, bytes);
         }
     }
 
@@ -480,7 +505,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             core::mem::forget(on_panic);
             if bytes <= cap {
                 local::count(storage, Event::Shrunk);
-                local::give_from(&self.key, || storage, slot, bytes);
+                self.keep(storage, slot, bytes);
                 return;
             }
         }

@@ -14,6 +14,7 @@
 //! drop after the guard is gone. So a panicking `Drop` cannot poison a shard
 //! and a `Drop` that uses the pool cannot deadlock on it.
 
+use crate::LOCAL_CACHE_MAX_BYTES;
 use crate::budget;
 use crate::sync::{CachePadded, Mutex, lock};
 use core::mem;
@@ -130,16 +131,15 @@ impl<T> Shards<T> {
         self.shards.len()
     }
 
-    /// Move up to `n` entries of `from`, a thread cache aged to
-    /// `generation`, into the shards, home shard first: only into shards
-    /// stepped to the same generation (see `decay.rs`). Returns how many
-    /// moved.
+    /// Move up to `n` entries of `from` into the shards, home shard first,
+    /// as long as `valid()` holds under each shard's lock (see `decay.rs`).
+    /// Returns how many moved.
     pub(crate) fn spill(
         &self,
         home: usize,
         from: &mut impl Iterator<Item = Entry<T>>,
         n: usize,
-        generation: u64,
+        valid: impl Fn() -> bool,
     ) -> usize {
         let mut moved = 0;
         for shard in self.from(home) {
@@ -147,8 +147,8 @@ impl<T> Shards<T> {
                 break;
             }
             let mut shard = lock(shard);
-            if shard.generation != generation {
-                continue;
+            if !valid() {
+                break;
             }
             let k = (n - moved).min(shard.room());
             moved += admit(&mut shard.current, from, k);
@@ -157,7 +157,7 @@ impl<T> Shards<T> {
             // Every shard is full: the working set is larger than the
             // bound. Grow the home shard, within its ceiling.
             let mut shard = lock(&self.shards[home % self.shards.len()]);
-            if shard.generation == generation {
+            if valid() {
                 let k = shard.grow(n - moved).min(n - moved);
                 moved += admit(&mut shard.current, from, k);
             }
@@ -238,13 +238,15 @@ impl<T> Shards<T> {
     }
 
     /// Take up to `n` entries, most recently returned first: from the home
-    /// shard, then stolen from the others. `into` gets each one. With
+    /// shard, then stolen from the others; it stops after an entry over
+    /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). `into` gets
+    /// each one. With
     /// `Some(generation)` (a thread cache aged to it), only from shards
     /// stepped to the same generation (see `decay.rs`).
     pub(crate) fn refill(
         &self,
         home: usize,
-        n: usize,
+        mut n: usize,
         generation: Option<u64>,
         mut into: impl FnMut(Entry<T>),
     ) -> usize {
@@ -263,11 +265,16 @@ impl<T> Shards<T> {
                     match list.pop() {
                         Some(entry) => {
                             budget::sub(entry.bytes);
+                            moved += 1;
+                            if entry.bytes > LOCAL_CACHE_MAX_BYTES {
+                                // Too large for a thread cache: the
+                                // refill ends with it.
+                                n = moved;
+                            }
                             into(entry);
                         }
                         None => break,
                     }
-                    moved += 1;
                 }
             }
         }
