@@ -618,6 +618,14 @@
 //! never touch the recorder. `examples/with-deps/examples/prometheus.rs`
 //! serves them to Prometheus.
 //!
+// `export_metrics` exists only with the `metrics` feature: without it, the
+// link above goes to the item's page on docs.rs (built with every feature),
+// so `cargo doc` is clean with default features too.
+#![cfg_attr(
+    not(feature = "metrics"),
+    doc = "[`export_metrics`]: https://docs.rs/poolable/latest/poolable/fn.export_metrics.html"
+)]
+//!
 //! Two settings of the `POOLABLE` environment variable, read once when the
 //! first pool is first used, change every pool of the process:
 //!

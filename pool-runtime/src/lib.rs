@@ -43,6 +43,13 @@
 //! BUFS.get().extend_from_slice(b"scratch");
 //! assert!(BUFS.get().is_empty());
 //! ```
+// `export_metrics` exists only with the `metrics` feature: without it, the
+// link above goes to the item's page on docs.rs (built with every feature),
+// so `cargo doc` is clean with default features too.
+#![cfg_attr(
+    not(feature = "metrics"),
+    doc = "\n[`export_metrics`]: https://docs.rs/pool-runtime/latest/pool_runtime/fn.export_metrics.html"
+)]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
