@@ -105,6 +105,13 @@ pub use stats::Stats;
 /// get one pool per concrete type, created on first use and found through a
 /// small per-thread memo.
 ///
+/// For a type without generic parameters, the derive also writes `pool()`
+/// as an inherent function (hidden from the docs) that returns the same
+/// pool, so `T::pool()` needs no `use poolable::Poolable` in scope. It is
+/// also what keeps a `!Send` field to one error: a use of the pool adds
+/// none of its own. So such a type cannot have an inherent `pool` of its
+/// own.
+///
 /// ```
 /// use poolable::Poolable;
 ///
