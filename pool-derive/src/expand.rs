@@ -17,12 +17,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     let cont = Container::from_syn(input, &mut errors);
     valid::check(&cont, derive, &mut errors);
     errors.finish()?;
-    let krate: Path = cont
-        .attrs
-        .krate
-        .get()
-        .cloned()
-        .unwrap_or_else(|| parse_quote!(::poolable));
+    let krate = cont.attrs.crate_path();
 
     let reset = reset_impl(&cont, &krate);
     let wipe_on_drop = drop_impl(&cont, &krate);
