@@ -147,6 +147,35 @@ impl Stats {
     /// drop(b);
     /// assert_eq!(pool.stats().held(), 0);
     /// ```
+    ///
+    /// It never goes below 0, so returns counted beyond the gets do not show
+    /// here: a class of a [`BufferPool`](crate::BufferPool) that receives
+    /// buffers grown out of a smaller class (the counts balance only for the
+    /// whole `BufferPool`), or returns counted twice. The signed count is
+    /// `gets - (puts - external) - detached - dropped_panic`, below; and
+    /// [`is_balanced`](Stats::is_balanced) is false when such returns left
+    /// values in the pool that its own gets and `put`s cannot account for
+    /// ([`unaccounted`](Stats::unaccounted) is then negative).
+    ///
+    /// ```
+    /// use poolable::BufferPool;
+    ///
+    /// let bufs = BufferPool::new();
+    /// let mut buf = bufs.get(100); // from a small class
+    /// buf.reserve(10_000); // grown: it goes back to a larger class
+    /// drop(buf);
+    ///
+    /// let classes = bufs.class_stats();
+    /// let larger = classes.iter().find(|c| c.stats.puts == 1).unwrap().stats;
+    /// assert_eq!((larger.gets, larger.held()), (0, 0)); // the extra return is hidden
+    /// let signed = i128::from(larger.gets)
+    ///     - i128::from(larger.puts - larger.external)
+    ///     - i128::from(larger.detached)
+    ///     - i128::from(larger.dropped_panic);
+    /// assert_eq!(signed, -1);
+    /// assert!(!larger.is_balanced());
+    /// assert!(bufs.stats().is_balanced()); // the totals balance
+    /// ```
     pub fn held(&self) -> u64 {
         let returned = i128::from(self.puts) - i128::from(self.external);
         let held = i128::from(self.gets)
