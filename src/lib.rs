@@ -598,8 +598,8 @@
 //! In a running service, [`pools`] lists every pool that has been used
 //! (derived types' pools, statics, heap pools, each class of a
 //! [`BufferPool`]) with its name and live [`Stats`], and [`report`] formats
-//! them one line per pool for a log. A pool is named after its type unless
-//! [`Pool::name`] names it:
+//! them one line per pool for a log, by name (a `BufferPool`'s classes by
+//! size). A pool is named after its type unless [`Pool::name`] names it:
 //!
 //! ```
 //! use poolable::Pool;
@@ -608,6 +608,32 @@
 //! drop(UPLOADS.get());
 //! print!("{}", poolable::report()); // uploads gets=1 hit_rate=0.0% misses=1 ...
 //! assert!(poolable::pools().iter().any(|pool| pool.name() == "uploads"));
+//! ```
+//!
+//! The stats hold the answer to "does this pool pay?", and [`advice`] reads
+//! it for you: one [`Advice`] per finding, a sentence that names the setting
+//! to change and a value for it (most returns over the size cap, returns
+//! dropped as full while gets miss, values going back on other threads, a
+//! `BufferPool` class its buffers outgrow, far more kept than used, values
+//! as cheap to build as to pool). [`report`] prints them under the pools. A
+//! healthy pool gets none; the rules and their thresholds are listed on
+//! [`advice`].
+//!
+//! ```
+//! use poolable::{AdviceKind, BufferPool};
+//!
+//! static PIPE: BufferPool = BufferPool::new().name("pipe"); // classes up to 64 KiB
+//!
+//! for _ in 0..poolable::ADVICE_MIN_GETS {
+//!     drop(PIPE.get(1 << 20)); // 1 MiB buffers
+//! }
+//! let advice = poolable::advice();
+//! let ceiling = advice.iter().find(|a| a.pool() == "pipe[65536]").unwrap();
+//! assert_eq!(ceiling.kind(), AdviceKind::Oversize);
+//! println!("{ceiling}");
+//! // pipe[65536]: 1000 of 1000 returns (100.0%) were over the `BufferPool`'s ceiling
+//! // of 64 KiB and dropped: they reached 1 MiB of heap (95th percentile); raise the
+//! // ceiling, `BufferPool::max_bytes(1 << 20)`
 //! ```
 //!
 //! With the `metrics` feature, [`export_metrics`] records the same figures

@@ -79,6 +79,10 @@ impl Steps {
 /// Decay steps on one pool: the shards, then every thread cache.
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
     let _serial = lock(&storage.decay);
+    // A sample for `advice()`; left out of the loom models, which check
+    // the decay itself.
+    #[cfg(not(poolable_loom))]
+    storage.note_held();
     storage.generation.fetch_add(steps.caches, Ordering::AcqRel);
     drop_idle(storage, storage.shards.step(steps.shards));
     for cache in storage.caches() {

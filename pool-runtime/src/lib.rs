@@ -20,7 +20,9 @@
 //!   every pool's shared tier holds.
 //! - `stats`: [`Stats`] and the counters.
 //! - `registry`: every pool used so far ([`pools`], [`report`],
-//!   [`trim_all`]) and the pools of generic derived types.
+//!   [`advice`], [`trim_all`]) and the pools of generic derived types.
+//! - `advice`: the rules behind [`advice`], which say which pools do not
+//!   pay and what to change ([`Advice`]).
 //! - [`trimmer`]: the optional background trimmer.
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
@@ -55,6 +57,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod advice;
 mod autocap;
 mod budget;
 mod buffer;
@@ -80,6 +83,7 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
+pub use advice::{ADVICE_MIN_GETS, Advice, AdviceKind};
 pub use autocap::{AUTO_CAP_FLOOR, AUTO_CAP_WINDOW};
 pub use budget::{set_retained_budget, shared_retained_bytes};
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
@@ -94,7 +98,7 @@ pub use policy::{
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, clear_all, pools, report, trim_all};
+pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, trim_all};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 
