@@ -277,7 +277,9 @@
 //! every buffer ends up the size of the largest request it has seen. A
 //! [`BufferPool`] keeps one pool per power-of-two capacity, takes from the
 //! smallest class that holds the request, and returns a buffer to the class
-//! its capacity fits at return time:
+//! its capacity fits at return time. Its classes stop at a ceiling, 64 KiB
+//! by default: a buffer that grew past it is dropped on return, so buffers
+//! that are routinely larger need [`BufferPool::max_bytes`] raised:
 //!
 //! ```
 //! use poolable::BufferPool;
@@ -699,6 +701,58 @@
 //! drop(tx);
 //! assert_eq!(worker.join().unwrap(), 70);
 //! assert_eq!(BUFS.stats().puts, 10);
+//! ```
+//!
+//! ## Guards that outlive a scope
+//!
+//! A guard borrows its pool. A local `Pool`'s guard is a `Pooled<'_, T>`
+//! tied to the local, so moved into a spawned thread, which may outlive
+//! it, it gets a bare "`pool` does not live long enough" (E0597):
+//!
+//! ```compile_fail,E0597
+//! use poolable::Pool;
+//!
+//! let pool: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = pool.get();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)); // error[E0597]: `pool` does not live long enough
+//! ```
+//!
+//! A guard that can go anywhere comes from a pool that lives as long as it
+//! does:
+//! - an `Arc<Pool<T>>` and [`Pool::get_owned`]: the guard, an
+//!   [`OwnedPooled<T>`](OwnedPooled), holds a clone of the `Arc`, so the
+//!   pool lives until its last guard is gone (a pool built at run time, in
+//!   application state);
+//! - a `static` pool, or a derived type's `T::pool()`: its guards are
+//!   `Pooled<'static, T>`.
+//!
+//! Threads that end before the pool does need neither: a scoped thread
+//! ([`std::thread::scope`]) can take a local pool's guard.
+//!
+//! ```
+//! use poolable::Pool;
+//! use std::sync::Arc;
+//!
+//! let shared = Arc::new(Pool::<Vec<u8>>::new());
+//! let mut buf = shared.get_owned();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)).join().unwrap();
+//! assert_eq!(shared.stats().puts, 1);
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = BUFS.get();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)).join().unwrap();
+//! assert_eq!(BUFS.stats().puts, 1);
+//!
+//! let local: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = local.get();
+//! buf.push(1);
+//! std::thread::scope(|scope| {
+//!     scope.spawn(move || drop(buf));
+//! });
+//! assert_eq!(local.stats().puts, 1);
 //! ```
 //!
 //! A guard dropped while its thread panics is dropped, not returned
