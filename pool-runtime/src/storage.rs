@@ -127,21 +127,16 @@ impl<T: 'static> Storage<T> {
     }
 
     pub(crate) fn stats(&self) -> Stats {
-        self.observe().stats
+        self.snapshot().0
     }
 
-    /// The counters, and what `advice()` needs beside them. Samples the
-    /// values out now into the most seen out at once.
+    /// The counters, and what `advice()` needs beside them.
     pub(crate) fn observe(&self) -> Observation {
-        let (mut stats, returns_beyond_gets) = self.counted();
-        let (count, bytes) = self.shards.retained();
-        stats.retained += count;
-        stats.retained_bytes += bytes;
-        let most_held = self.sample_held(&stats);
+        let (stats, returns_beyond_gets) = self.snapshot();
         Observation {
             stats,
             returns_beyond_gets,
-            most_held,
+            most_held: self.most_held.load(std::sync::atomic::Ordering::Relaxed),
             oversize_heap_p95: self.oversize.get().and_then(|log| log.percentile(95)),
             retention: self.limits.local_cap + self.shards.capacity(),
             value_size: core::mem::size_of::<T>(),
@@ -150,6 +145,17 @@ impl<T: 'static> Storage<T> {
             auto_cap: self.limits.auto_cap,
             class: self.class,
         }
+    }
+
+    /// The stats, and the returns beyond gets summed thread by thread;
+    /// samples the values out now into the most seen out at once.
+    fn snapshot(&self) -> (Stats, u64) {
+        let (mut stats, returns_beyond_gets) = self.counted();
+        let (count, bytes) = self.shards.retained();
+        stats.retained += count;
+        stats.retained_bytes += bytes;
+        self.sample_held(&stats);
+        (stats, returns_beyond_gets)
     }
 
     /// Every counter summed, with the thread caches' retained values (not
@@ -168,12 +174,10 @@ impl<T: 'static> Storage<T> {
         (stats, returns_beyond_gets)
     }
 
-    /// Fold the values out now into the most seen out at once; returns that.
-    fn sample_held(&self, stats: &Stats) -> u64 {
-        let held = stats.held();
+    /// Fold the values out now into the most seen out at once.
+    fn sample_held(&self, stats: &Stats) {
         self.most_held
-            .fetch_max(held, std::sync::atomic::Ordering::Relaxed)
-            .max(held)
+            .fetch_max(stats.held(), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Sample the values out now (a trim does, so that a pool whose stats
