@@ -21,7 +21,7 @@ mod support {
     pub mod workers;
 }
 
-use poolable::{BufferPool, Pool, Poolable, Stats};
+use poolable::{BufferPool, Pool, Stats};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};

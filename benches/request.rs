@@ -13,7 +13,6 @@ mod support {
 }
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use poolable::Poolable;
 use support::contenders::{CAP, Contenders, Kind};
 use support::request::{RecycledRequest, Request, request, request_recycled};
 use support::timing::bench_kinds;

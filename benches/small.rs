@@ -12,7 +12,6 @@ mod support {
 }
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use poolable::Poolable;
 use support::contenders::{CAP, Contenders, Kind};
 use support::small::{Small, small};
 use support::threads::{bench_workers, split};

@@ -294,7 +294,10 @@
 //! the smallest class that holds the request, and returns a buffer to the
 //! class its capacity fits at return time. A miss allocates less than 1.25
 //! times a request over 4 KiB (1.09 times on average over requests of
-//! 100 B to 1 MiB), and [`BufferPool::class_stats`] reports the waste:
+//! 100 B to 1 MiB). Its classes stop at a ceiling, 64 KiB by default: a
+//! buffer that grew past it is dropped on return, so buffers that are
+//! routinely larger need [`BufferPool::max_bytes`] raised.
+//! [`BufferPool::class_stats`] reports the waste:
 //!
 //! ```
 //! use poolable::BufferPool;
@@ -617,8 +620,8 @@
 //! In a running service, [`pools`] lists every pool that has been used
 //! (derived types' pools, statics, heap pools, each class of a
 //! [`BufferPool`]) with its name and live [`Stats`], and [`report`] formats
-//! them one line per pool for a log. A pool is named after its type unless
-//! [`Pool::name`] names it:
+//! them one line per pool for a log, by name (a `BufferPool`'s classes by
+//! size). A pool is named after its type unless [`Pool::name`] names it:
 //!
 //! ```
 //! use poolable::Pool;
@@ -629,6 +632,32 @@
 //! assert!(poolable::pools().iter().any(|pool| pool.name() == "uploads"));
 //! ```
 //!
+//! The stats hold the answer to "does this pool pay?", and [`advice`] reads
+//! it for you: one [`Advice`] per finding, a sentence that names the setting
+//! to change and a value for it (most returns over the size cap, returns
+//! dropped as full while gets miss, values going back on other threads, a
+//! `BufferPool` class its buffers outgrow, far more kept than used, values
+//! as cheap to build as to pool). [`report`] prints them under the pools. A
+//! healthy pool gets none; the rules and their thresholds are listed on
+//! [`advice`].
+//!
+//! ```
+//! use poolable::{AdviceKind, BufferPool};
+//!
+//! static PIPE: BufferPool = BufferPool::new().name("pipe"); // classes up to 64 KiB
+//!
+//! for _ in 0..poolable::ADVICE_MIN_GETS {
+//!     drop(PIPE.get(1 << 20)); // 1 MiB buffers
+//! }
+//! let advice = poolable::advice();
+//! let ceiling = advice.iter().find(|a| a.pool() == "pipe[65536]").unwrap();
+//! assert_eq!(ceiling.kind(), AdviceKind::Oversize);
+//! println!("{ceiling}");
+//! // pipe[65536]: 1000 of 1000 returns (100.0%) were over the `BufferPool`'s ceiling
+//! // of 64 KiB and dropped: they reached 1 MiB of heap (95th percentile); raise the
+//! // ceiling, `BufferPool::max_bytes(1 << 20)`
+//! ```
+//!
 //! With the `metrics` feature, [`export_metrics`] records the same figures
 //! (counters such as `poolable_gets_total`, gauges such as
 //! `poolable_retained_bytes`, each labelled `pool = <name>`) on the installed
@@ -636,6 +665,14 @@
 //! them. Call it before each scrape or from a timer: a pool's own operations
 //! never touch the recorder. `examples/with-deps/examples/prometheus.rs`
 //! serves them to Prometheus.
+//!
+// `export_metrics` exists only with the `metrics` feature: without it, the
+// link above goes to the item's page on docs.rs (built with every feature),
+// so `cargo doc` is clean with default features too.
+#![cfg_attr(
+    not(feature = "metrics"),
+    doc = "[`export_metrics`]: https://docs.rs/poolable/latest/poolable/fn.export_metrics.html"
+)]
 //!
 //! Two settings of the `POOLABLE` environment variable, read once when the
 //! first pool is first used, change every pool of the process:
@@ -684,6 +721,58 @@
 //! drop(tx);
 //! assert_eq!(worker.join().unwrap(), 70);
 //! assert_eq!(BUFS.stats().puts, 10);
+//! ```
+//!
+//! ## Guards that outlive a scope
+//!
+//! A guard borrows its pool. A local `Pool`'s guard is a `Pooled<'_, T>`
+//! tied to the local, so moved into a spawned thread, which may outlive
+//! it, it gets a bare "`pool` does not live long enough" (E0597):
+//!
+//! ```compile_fail,E0597
+//! use poolable::Pool;
+//!
+//! let pool: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = pool.get();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)); // error[E0597]: `pool` does not live long enough
+//! ```
+//!
+//! A guard that can go anywhere comes from a pool that lives as long as it
+//! does:
+//! - an `Arc<Pool<T>>` and [`Pool::get_owned`]: the guard, an
+//!   [`OwnedPooled<T>`](OwnedPooled), holds a clone of the `Arc`, so the
+//!   pool lives until its last guard is gone (a pool built at run time, in
+//!   application state);
+//! - a `static` pool, or a derived type's `T::pool()`: its guards are
+//!   `Pooled<'static, T>`.
+//!
+//! Threads that end before the pool does need neither: a scoped thread
+//! ([`std::thread::scope`]) can take a local pool's guard.
+//!
+//! ```
+//! use poolable::Pool;
+//! use std::sync::Arc;
+//!
+//! let shared = Arc::new(Pool::<Vec<u8>>::new());
+//! let mut buf = shared.get_owned();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)).join().unwrap();
+//! assert_eq!(shared.stats().puts, 1);
+//!
+//! static BUFS: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = BUFS.get();
+//! buf.push(1);
+//! std::thread::spawn(move || drop(buf)).join().unwrap();
+//! assert_eq!(BUFS.stats().puts, 1);
+//!
+//! let local: Pool<Vec<u8>> = Pool::new();
+//! let mut buf = local.get();
+//! buf.push(1);
+//! std::thread::scope(|scope| {
+//!     scope.spawn(move || drop(buf));
+//! });
+//! assert_eq!(local.stats().puts, 1);
 //! ```
 //!
 //! A guard dropped while its thread panics is dropped, not returned

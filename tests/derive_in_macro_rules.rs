@@ -1,7 +1,7 @@
 //! The derive works on structs that a `macro_rules!` defines, including
 //! attributes passed through as `meta` fragments.
 
-use poolable::{Poolable, Reset};
+use poolable::Reset;
 
 fn clear_twice(s: &mut String) {
     s.clear();

@@ -92,3 +92,49 @@ fn the_report_has_a_line_per_pool() {
     );
     assert!(report.lines().count() >= 1);
 }
+
+#[test]
+fn the_report_lists_pools_by_name_and_a_buffer_pools_classes_by_capacity() {
+    static SIZES: BufferPool = BufferPool::new()
+        .name("registry-test-sizes")
+        .max_bytes(1 << 20);
+    static FIRST_BY_NAME: Pool<Vec<u8>> = Pool::new().name("registry-test-a-first-by-name");
+    // First used in an order that is neither the names' nor the sizes'.
+    drop(SIZES.get(300_000));
+    drop(SIZES.get(1 << 20));
+    drop(SIZES.get(200_000));
+    drop(FIRST_BY_NAME.get());
+
+    let report = report().to_string();
+    let lines: Vec<&str> = report.lines().collect();
+    let at = |prefix: &str| lines.iter().position(|line| line.starts_with(prefix));
+    let classes: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let rest = line.strip_prefix("registry-test-sizes[")?;
+            let capacity = rest.split(']').next()?.parse().ok()?;
+            Some((i, capacity))
+        })
+        .collect();
+    assert_eq!(classes.len(), 3, "{report}");
+    assert!(
+        classes.windows(2).all(|w| w[0].1 < w[1].1),
+        "classes by capacity: {report}"
+    );
+    assert!(at("registry-test-a-first-by-name ").unwrap() < classes[0].0);
+}
+
+#[test]
+fn the_report_gives_bytes_in_binary_units() {
+    static MIB: Pool<Vec<u8>> = Pool::new()
+        .name("registry-test-mebibyte")
+        .max_bytes(2 << 20);
+    MIB.get().reserve_exact(1 << 20);
+    let report = report().to_string();
+    let line = report
+        .lines()
+        .find(|line| line.starts_with("registry-test-mebibyte "))
+        .expect("a line for the pool");
+    assert!(line.ends_with("retained=1 (1.0 MiB)"), "{line}");
+}

@@ -7,7 +7,7 @@ use crate::ctxt::Errors;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type};
+use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type, Visibility};
 
 /// Which derive is running.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,7 @@ impl Derive {
 
 pub struct Container<'a> {
     pub ident: &'a Ident,
+    pub vis: &'a Visibility,
     pub generics: &'a Generics,
     pub attrs: attr::Container,
     pub shape: Shape<'a>,
@@ -73,6 +74,7 @@ impl<'a> Container<'a> {
         };
         Container {
             ident: &input.ident,
+            vis: &input.vis,
             generics: &input.generics,
             attrs,
             shape,

@@ -103,6 +103,15 @@ fn poolable_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
 }
 
 impl Container {
+    /// Where the generated code finds the runtime: `crate = "path"`, else
+    /// `::poolable`.
+    pub fn crate_path(&self) -> Path {
+        self.krate
+            .get()
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(::poolable))
+    }
+
     pub fn from_attrs(attrs: &[Attribute], errors: &mut Errors) -> Container {
         let mut out = Container {
             new: Attr::none(NEW.name()),

@@ -17,12 +17,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     let cont = Container::from_syn(input, &mut errors);
     valid::check(&cont, derive, &mut errors);
     errors.finish()?;
-    let krate: Path = cont
-        .attrs
-        .krate
-        .get()
-        .cloned()
-        .unwrap_or_else(|| parse_quote!(::poolable));
+    let krate = cont.attrs.crate_path();
 
     let reset = reset_impl(&cont, &krate);
     let wipe_on_drop = drop_impl(&cont, &krate);
@@ -493,23 +488,35 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         let check = send_check(cont, krate);
         let alias = checked_alias(Span::call_site());
         let pooled = quote!(#alias<#ident>);
+        let vis = cont.vis;
         // The pool's type names the struct through the fields' `Send` check
         // (`send_check`): when a field is not `Send`, the static's type is
         // an error type, and the check's error at the field is the only one
         // (no "`Pool<..>` cannot be shared between threads", no "`with_new`
-        // has unmet bounds"). The impl's bound is `Poolable: Send`, for the
-        // impl's users to meet rather than for the impl to prove, which
-        // would report the field again, through the struct; `for<'a>` keeps
-        // rustc from checking it where it is written, as it checks a bound
-        // that names no generic parameter. The impl holds wherever the
-        // struct is `Send`: everywhere, once the crate compiles.
+        // has unmet bounds").
+        //
+        // `T::pool()` finds the inherent function first, whose signature
+        // names the pool the same way: so a use of the pool
+        // (`Session::pool().get()`) has an error type too when the check
+        // fails, and adds no error of its own. Through the trait, it would:
+        // the trait's signature says `Pool<Self>`, and its bound is `Send`.
+        //
+        // The trait impl's bound is `Poolable: Send`, for the impl's users to
+        // meet rather than for the impl to prove, which would report the
+        // field again, through the struct; `for<'a>` keeps rustc from
+        // checking it where it is written, as it checks a bound that names
+        // no generic parameter. The impl holds wherever the struct is
+        // `Send`: everywhere, once the crate compiles.
         return quote! {
             #check
 
             #[automatically_derived]
-            impl #krate::Poolable for #ident where for<'a> #ident: ::core::marker::Send {
+            impl #ident {
+                /// The type's pool: the `static` that `Poolable::pool`
+                /// returns, callable without the trait in scope.
+                #[doc(hidden)]
                 #[inline]
-                fn pool() -> &'static #krate::Pool<Self> {
+                #vis fn pool() -> &'static #krate::Pool<#pooled> {
                     // `ManuallyDrop`: a static is never dropped, but rustc
                     // generates its type's drop glue anyway, and a pool's
                     // pulls in the whole runtime for every derived type,
@@ -519,6 +526,14 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                             #krate::Pool::<#pooled>::with_new(#new) #max_retained #max_bytes #name,
                         );
                     &POOL
+                }
+            }
+
+            #[automatically_derived]
+            impl #krate::Poolable for #ident where for<'a> #ident: ::core::marker::Send {
+                #[inline]
+                fn pool() -> &'static #krate::Pool<Self> {
+                    #ident::pool()
                 }
             }
         };

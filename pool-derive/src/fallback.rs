@@ -5,17 +5,24 @@
 //! say, then reports nothing on top of the real error.
 
 use crate::ast::Derive;
+use crate::attr;
+use crate::ctxt::Errors;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{DeriveInput, parse_quote};
 
 pub fn expand(input: &DeriveInput, derive: Derive, error: syn::Error) -> TokenStream {
     let error = error.into_compile_error();
+    // The impls name the runtime where `crate = "path"` says it is, when
+    // that key could be read (its own errors, if any, are in `error`
+    // already): a crate that reaches poolable through a re-export may
+    // have no `::poolable` at all.
+    let krate = attr::Container::from_attrs(&input.attrs, &mut Errors::default()).crate_path();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let reset = quote! {
         #[automatically_derived]
-        impl #impl_generics ::poolable::Reset for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             fn reset(&mut self) {
                 ::core::unreachable!()
             }
@@ -32,8 +39,8 @@ pub fn expand(input: &DeriveInput, derive: Derive, error: syn::Error) -> TokenSt
         let where_clause = &generics.where_clause;
         quote! {
             #[automatically_derived]
-            impl #impl_generics ::poolable::Poolable for #ident #ty_generics #where_clause {
-                fn pool() -> &'static ::poolable::Pool<Self> {
+            impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
+                fn pool() -> &'static #krate::Pool<Self> {
                     ::core::unreachable!()
                 }
             }

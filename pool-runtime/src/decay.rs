@@ -112,6 +112,10 @@ pub(crate) struct Stepping<T: 'static> {
 impl<T> Stepping<T> {
     /// Step the shards and post the steps to every thread cache.
     pub(crate) fn begin(storage: &Arc<Storage<T>>, steps: Steps, reclaim: &Reclaim) -> Self {
+        // A sample for `advice()`; left out of the loom models, which check
+        // the decay itself.
+        #[cfg(not(poolable_loom))]
+        storage.note_held();
         let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
         let dead = storage.shards.step(steps.shards, now);
         let caches = storage

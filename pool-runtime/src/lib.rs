@@ -20,7 +20,9 @@
 //!   every pool's shared tier holds.
 //! - `stats`: [`Stats`] and the counters.
 //! - `registry`: every pool used so far ([`pools`], [`report`],
-//!   [`trim_all`]) and the pools of generic derived types.
+//!   [`advice`], [`trim_all`]) and the pools of generic derived types.
+//! - `advice`: the rules behind [`advice`], which say which pools do not
+//!   pay and what to change ([`Advice`]).
 //! - [`trimmer`]: the optional background trimmer.
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
@@ -43,11 +45,19 @@
 //! BUFS.get().extend_from_slice(b"scratch");
 //! assert!(BUFS.get().is_empty());
 //! ```
+// `export_metrics` exists only with the `metrics` feature: without it, the
+// link above goes to the item's page on docs.rs (built with every feature),
+// so `cargo doc` is clean with default features too.
+#![cfg_attr(
+    not(feature = "metrics"),
+    doc = "\n[`export_metrics`]: https://docs.rs/pool-runtime/latest/pool_runtime/fn.export_metrics.html"
+)]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod advice;
 mod autocap;
 mod budget;
 mod buffer;
@@ -73,6 +83,7 @@ mod sync;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
+pub use advice::{ADVICE_MIN_GETS, Advice, AdviceKind};
 pub use autocap::{AUTO_CAP_FLOOR, AUTO_CAP_WINDOW};
 pub use budget::{set_retained_budget, shared_retained_bytes};
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
@@ -87,7 +98,7 @@ pub use policy::{
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, clear_all, pools, report, trim_all};
+pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, trim_all};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 
@@ -97,6 +108,13 @@ pub use stats::Stats;
 /// container attributes `new`, `max_retained`, `max_bytes`). Generic types
 /// get one pool per concrete type, created on first use and found through a
 /// small per-thread memo.
+///
+/// For a type without generic parameters, the derive also writes `pool()`
+/// as an inherent function (hidden from the docs) that returns the same
+/// pool, so `T::pool()` needs no `use poolable::Poolable` in scope. It is
+/// also what keeps a `!Send` field to one error: a use of the pool adds
+/// none of its own. So such a type cannot have an inherent `pool` of its
+/// own.
 ///
 /// ```
 /// use poolable::Poolable;

@@ -107,6 +107,14 @@ impl Name {
             Name::Class(name, capacity) => format!("{name}[{capacity}]").into(),
         }
     }
+
+    /// The capacity of a `BufferPool` class's buffers.
+    fn class(self) -> Option<usize> {
+        match self {
+            Name::Class(_, capacity) => Some(capacity),
+            Name::Type | Name::Given(_) => None,
+        }
+    }
 }
 
 /// How a pool makes a value on a miss: a plain function (what `const`
@@ -311,7 +319,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
-            let storage = Arc::new(Storage::new(limits, self.name.render::<T>(), T::is_reset));
+            let storage = Storage::new(limits, self.name.render::<T>(), T::is_reset)
+                .in_class(self.name.class());
+            let storage = Arc::new(storage);
             registry::register(&storage);
             Box::new(storage)
         });
@@ -426,7 +436,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(never)]
     fn put_large(&self, slot: &mut Option<T>, bytes: usize) {
         if bytes > self.policy.max_bytes {
-            self.put_over(slot);
+            self.put_over(slot, bytes);
         } else {
             self.keep(self.storage(), slot, bytes);
         }
@@ -483,34 +493,36 @@ impl<T: Reset + Send + 'static> Pool<T> {
             None => self.policy.max_bytes,
         };
         if bytes > cap {
-            self.put_over(slot);
+            self.put_over(slot, bytes);
         } else {
             self.keep(storage, slot, bytes);
         }
     }
 
-    /// A return over the size cap (`slot` holds the reset value): shrink it
-    /// and keep it if the policy says so and it then fits, else drop it.
+    /// A return over the size cap (`slot` holds the reset value, `bytes`
+    /// big): shrink it and keep it if the policy says so and it then fits,
+    /// else drop it (its size recorded for `advice()`).
     #[cold]
     #[inline(never)]
-    fn put_over(&self, slot: &mut Option<T>) {
+    fn put_over(&self, slot: &mut Option<T>, bytes: usize) {
         let storage = self.storage();
         let cap = storage.max_bytes();
         if self.policy.oversize == Oversize::Shrink && slot.is_some() {
             let on_panic = DiscardOnUnwind { pool: self, slot };
-            let bytes = on_panic.slot.as_mut().map_or(0, |value| {
+            let shrunk = on_panic.slot.as_mut().map_or(0, |value| {
                 T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
                 size_of_kept(value)
             });
             core::mem::forget(on_panic);
-            if bytes <= cap {
+            if shrunk <= cap {
                 local::count(storage, Event::Shrunk);
-                self.keep(storage, slot, bytes);
+                self.keep(storage, slot, shrunk);
                 return;
             }
         }
         local::count(storage, Event::Put);
         local::count(storage, Event::DroppedOversize);
+        storage.record_oversize(bytes);
         drop(slot.take());
     }
 
@@ -549,6 +561,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             let bytes = size_of_kept(&value);
             if bytes > storage.max_bytes() {
                 storage.count(Event::DroppedOversize, 1);
+                storage.record_oversize(bytes);
                 drop(value);
                 break;
             }

@@ -3,12 +3,14 @@
 //! types.
 
 use crate::Reset;
+use crate::advice::{self, Advice};
 use crate::decay::{self, Stepping, Steps};
+use crate::policy::{self, Mode};
 use crate::pool::Pool;
 use crate::raw::memo;
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::stats::Stats;
-use crate::storage::Storage;
+use crate::storage::{Observation, Storage};
 use crate::sync::{Arc, Weak};
 use core::fmt;
 use std::any::{Any, TypeId};
@@ -25,7 +27,11 @@ trait Registered: Send + Sync {
     /// batch.
     fn begin_step(self: Arc<Self>, steps: Steps, reclaim: &Reclaim) -> Box<dyn Stepped>;
     fn name(&self) -> &str;
+    /// The capacity of a `BufferPool` class's buffers.
+    fn class(&self) -> Option<usize>;
     fn stats(&self) -> Stats;
+    /// The stats and what `advice()` reads beside them.
+    fn observe(&self) -> Observation;
     fn is_closed(&self) -> bool;
     /// Drop idle values of the shared tier, the oldest first (victims only,
     /// or every list), until `bytes` are freed; returns the bytes freed.
@@ -57,8 +63,16 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
         &self.name
     }
 
+    fn class(&self) -> Option<usize> {
+        self.class
+    }
+
     fn stats(&self) -> Stats {
         Storage::stats(self)
+    }
+
+    fn observe(&self) -> Observation {
+        Storage::observe(self)
     }
 
     fn is_closed(&self) -> bool {
@@ -197,6 +211,68 @@ pub fn pools() -> Vec<PoolInfo> {
         .collect()
 }
 
+/// Every pool of [`pools`], by name, and the classes of a `BufferPool` by
+/// capacity (their names, `name[capacity]`, would sort `[1048576]` before
+/// `[262144]`).
+fn by_name() -> Vec<PoolInfo> {
+    let mut pools = pools();
+    pools.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    pools
+}
+
+/// What pools do not pay, and what to change: one [`Advice`] per finding,
+/// for every pool of [`pools`] (by name, as [`report`] lists them, which
+/// prints them too). Read it after a realistic load; a healthy pool gets
+/// none. Under `POOLABLE=off` or `POOLABLE=chaos` it is empty: the counters
+/// then show the mode, not the workload.
+///
+/// A pool is judged once it has seen [`ADVICE_MIN_GETS`](crate::ADVICE_MIN_GETS)
+/// gets (or as many returns), on these rules:
+///
+/// | finding ([`AdviceKind`](crate::AdviceKind)) | when | what it names |
+/// | --- | --- | --- |
+/// | `Oversize` | at least half the returns were dropped over the size cap | `max_bytes` at the size 95% of the dropped values' heap reached, rounded up to a power of two (a quarter more, for the value itself); or `max_bytes_auto`; for a `BufferPool`, its ceiling |
+/// | `Full` | a hit rate under 90%, and at least 10% of returns dropped because the pool was full | `max_retained` at the bound in force divided by the hit rate (the values out at once, in a steady cycle), at least twice the bound, rounded up to a multiple of [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE) |
+/// | `OtherThreads` | a hit rate under 50%, not from the two above, and at least half the returns made on threads beyond the values each took itself | that the returning threads' caches keep the values out of the getting threads' reach |
+/// | `OutgrowsClass` | a `BufferPool` class with a hit rate under 50%, to which fewer than half the buffers taken came back | that they grow into a larger class: ask `get(n)` for the size they reach |
+/// | `KeepsTooMuch` | at least 1 MiB idle, a hit rate of 50% or more, and at least 4 times as many idle values as the most seen out at once | `max_retained` at twice that (at least [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE)), or trimming |
+/// | `MayNotPay` | the idle values own no heap memory, or a hit rate under 5% that none of the above explains | retention off, `max_retained(0)`, to compare |
+///
+/// "The most seen out at once" is sampled: each time the pool's counters
+/// are summed ([`Pool::stats`](crate::Pool::stats), [`pools`], `advice`
+/// itself) and at each trim. The pool records no true high-water mark (a
+/// new peak can come from a get served by a thread cache, the path that
+/// must stay cheapest), so a burst between two samples is missed. Nothing
+/// else here costs a get or a return: the rest is the counters, and what
+/// slow paths record (the sizes of values dropped over the cap, and each
+/// thread's returns beyond its gets, read with its counters).
+///
+/// ```
+/// use poolable::{AdviceKind, BufferPool};
+///
+/// // A pipe whose buffers reach 1 MiB, in classes that stop at 64 KiB.
+/// static PIPE: BufferPool = BufferPool::new().name("advice-example-pipe");
+///
+/// for _ in 0..poolable::ADVICE_MIN_GETS {
+///     let mut buf = PIPE.get(4096);
+///     buf.reserve(1 << 20); // grows to 1 MiB as it is written
+/// }
+/// for advice in poolable::advice() {
+///     println!("{advice}");
+/// }
+/// let advice = poolable::advice();
+/// let top = advice.iter().find(|a| a.pool() == "advice-example-pipe[65536]").unwrap();
+/// assert_eq!((top.kind(), top.value()), (AdviceKind::Oversize, Some(1 << 20)));
+/// let small = advice.iter().find(|a| a.pool() == "advice-example-pipe[4096]").unwrap();
+/// assert_eq!(small.kind(), AdviceKind::OutgrowsClass);
+/// ```
+pub fn advice() -> Vec<Advice> {
+    by_name()
+        .iter()
+        .flat_map(|pool| pool.advice(&pool.storage.observe()))
+        .collect()
+}
+
 /// One pool in [`pools`]: its name and its live [`Stats`].
 #[derive(Clone)]
 pub struct PoolInfo {
@@ -214,6 +290,28 @@ impl PoolInfo {
     pub fn stats(&self) -> Stats {
         self.storage.stats()
     }
+
+    /// Name first; a `BufferPool`'s classes (`name[capacity]`) under their
+    /// pool's name, by capacity.
+    fn sort_key(&self) -> (&str, usize, &str) {
+        let name = self.name();
+        match self.storage.class() {
+            Some(capacity) => {
+                let pool = name.rfind('[').map_or(name, |at| &name[..at]);
+                (pool, capacity, name)
+            }
+            None => (name, 0, name),
+        }
+    }
+
+    /// The findings for this pool in `seen`, none under the modes that
+    /// make the counters meaningless for it.
+    fn advice(&self, seen: &Observation) -> Vec<Advice> {
+        match policy::mode() {
+            Mode::Normal => advice::findings(self.name(), seen),
+            Mode::Off | Mode::Chaos => Vec::new(),
+        }
+    }
 }
 
 impl fmt::Debug for PoolInfo {
@@ -225,8 +323,10 @@ impl fmt::Debug for PoolInfo {
     }
 }
 
-/// A table of every pool for logs: one line per pool of [`pools`], its name
-/// then its [`Stats`], read when the report is formatted.
+/// A table of every pool for logs: one line per pool of [`pools`], by
+/// name (a `BufferPool`'s classes by capacity), its name then its
+/// [`Stats`], read when the report is formatted; then a line for each
+/// finding of [`advice`], if any (`advice: pool: sentence`).
 ///
 /// ```
 /// use poolable::Pool;
@@ -237,7 +337,7 @@ impl fmt::Debug for PoolInfo {
 /// assert!(report.lines().any(|line| line.starts_with("sessions ") && line.contains("gets=1")));
 /// ```
 pub fn report() -> Report {
-    Report { pools: pools() }
+    Report { pools: by_name() }
 }
 
 /// What [`report`] returns: `Display` it.
@@ -249,8 +349,17 @@ pub struct Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = self.pools.iter().map(|p| p.name().len()).max().unwrap_or(0);
+        let mut advice = Vec::new();
         for pool in &self.pools {
-            writeln!(f, "{:<width$} {}", pool.name(), pool.stats())?;
+            let seen = pool.storage.observe();
+            writeln!(f, "{:<width$} {}", pool.name(), seen.stats)?;
+            advice.extend(pool.advice(&seen));
+        }
+        if !advice.is_empty() {
+            writeln!(f)?;
+        }
+        for advice in advice {
+            writeln!(f, "advice: {advice}")?;
         }
         Ok(())
     }

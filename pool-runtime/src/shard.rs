@@ -289,6 +289,13 @@ impl<T> Shards<T> {
         }
     }
 
+    /// How many entries the shards may hold now, all together.
+    pub(crate) fn capacity(&self) -> usize {
+        let mut cap = 0usize;
+        self.each(|shard| cap = cap.saturating_add(shard.cap));
+        cap
+    }
+
     /// Values and bytes held, read shard by shard.
     pub(crate) fn retained(&self) -> (usize, usize) {
         let (mut count, mut bytes) = (0, 0);

@@ -149,6 +149,35 @@ impl Stats {
     /// drop(b);
     /// assert_eq!(pool.stats().held(), 0);
     /// ```
+    ///
+    /// It never goes below 0, so returns counted beyond the gets do not show
+    /// here: a class of a [`BufferPool`](crate::BufferPool) that receives
+    /// buffers grown out of a smaller class (the counts balance only for the
+    /// whole `BufferPool`), or returns counted twice. The signed count is
+    /// `gets - (puts - external) - detached - dropped_panic`, below; and
+    /// [`is_balanced`](Stats::is_balanced) is false when such returns left
+    /// values in the pool that its own gets and `put`s cannot account for
+    /// ([`unaccounted`](Stats::unaccounted) is then negative).
+    ///
+    /// ```
+    /// use poolable::BufferPool;
+    ///
+    /// let bufs = BufferPool::new();
+    /// let mut buf = bufs.get(100); // from a small class
+    /// buf.reserve(10_000); // grown: it goes back to a larger class
+    /// drop(buf);
+    ///
+    /// let classes = bufs.class_stats();
+    /// let larger = classes.iter().find(|c| c.stats.puts == 1).unwrap().stats;
+    /// assert_eq!((larger.gets, larger.held()), (0, 0)); // the extra return is hidden
+    /// let signed = i128::from(larger.gets)
+    ///     - i128::from(larger.puts - larger.external)
+    ///     - i128::from(larger.detached)
+    ///     - i128::from(larger.dropped_panic);
+    /// assert_eq!(signed, -1);
+    /// assert!(!larger.is_balanced());
+    /// assert!(bufs.stats().is_balanced()); // the totals balance
+    /// ```
     pub fn held(&self) -> u64 {
         let returned = i128::from(self.puts) - i128::from(self.external);
         let held = i128::from(self.gets)
@@ -204,10 +233,13 @@ impl fmt::Display for Stats {
     ///     "gets=1 hit_rate=0.0% misses=1 puts=1 dropped(oversize=0 full=0 panic=0 idle=0) detached=0 retained=1 (24 B)"
     /// );
     /// ```
+    ///
+    /// Bytes are in binary units from 1 KiB up (`retained=174 (72.6 MiB)`),
+    /// with one decimal unless the figure is a whole number of its unit.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "gets={} hit_rate={:.1}% misses={} puts={} dropped(oversize={} full={} panic={} idle={}) detached={} retained={} ({} B)",
+            "gets={} hit_rate={:.1}% misses={} puts={} dropped(oversize={} full={} panic={} idle={}) detached={} retained={} ({})",
             self.gets,
             self.hit_rate() * 100.0,
             self.misses,
@@ -218,7 +250,7 @@ impl fmt::Display for Stats {
             self.dropped_idle,
             self.detached,
             self.retained,
-            self.retained_bytes,
+            Bytes(self.retained_bytes),
         )?;
         if self.prefilled > 0 {
             write!(f, " prefilled={}", self.prefilled)?;
@@ -230,6 +262,86 @@ impl fmt::Display for Stats {
             write!(f, " shrunk={}", self.shrunk)?;
         }
         Ok(())
+    }
+}
+
+/// A byte count for people: `512 B`, `64 KiB`, `72.6 MiB` (binary units,
+/// one decimal unless the figure is a whole number of its unit).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bytes(pub(crate) usize);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        let scale = |unit: usize| 1u128 << (10 * (unit + 1));
+        let bytes = self.0 as u128;
+        if bytes < 1024 {
+            return write!(f, "{bytes} B");
+        }
+        let mut unit = 0;
+        while unit + 1 < UNITS.len() && bytes >= scale(unit + 1) {
+            unit += 1;
+        }
+        // Tenths of the unit, rounded to nearest; one unit up when that
+        // rounds to 1024.0 of this one.
+        let tenths = |unit: usize| (bytes * 10 + scale(unit) / 2) / scale(unit);
+        if tenths(unit) >= 10_240 && unit + 1 < UNITS.len() {
+            unit += 1;
+        }
+        let name = UNITS[unit];
+        if bytes.is_multiple_of(scale(unit)) {
+            write!(f, "{} {name}", bytes / scale(unit))
+        } else {
+            let tenths = tenths(unit);
+            write!(f, "{}.{} {name}", tenths / 10, tenths % 10)
+        }
+    }
+}
+
+/// How many values of each size were seen, by power of two: for
+/// `advice()`, fed by slow paths only (values dropped over the size cap).
+/// Plain `std` atomics: a tally, not part of what the loom models check.
+pub(crate) struct SizeLog([std::sync::atomic::AtomicU64; SIZE_CLASSES]);
+
+/// Size classes of a [`SizeLog`]: class `k` holds sizes in `(2^(k-1), 2^k]`
+/// (class 0: 0 and 1).
+const SIZE_CLASSES: usize = usize::BITS as usize + 1;
+
+impl Default for SizeLog {
+    fn default() -> Self {
+        SizeLog(core::array::from_fn(|_| {
+            std::sync::atomic::AtomicU64::new(0)
+        }))
+    }
+}
+
+impl SizeLog {
+    pub(crate) fn record(&self, bytes: usize) {
+        let class = match bytes {
+            0 | 1 => 0,
+            n => (usize::BITS - (n - 1).leading_zeros()) as usize,
+        };
+        self.0[class].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The smallest power of two that is at least `percent`% of the sizes
+    /// recorded (`usize::MAX` past the largest); `None` before any.
+    pub(crate) fn percentile(&self, percent: u64) -> Option<usize> {
+        let counts: Vec<u64> = self
+            .0
+            .iter()
+            .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            .collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let mut seen = 0;
+        let class = counts.iter().position(|&n| {
+            seen += n;
+            seen * 100 >= total * percent
+        })?;
+        Some(1usize.checked_shl(class as u32).unwrap_or(usize::MAX))
     }
 }
 
@@ -296,10 +408,60 @@ impl Counters {
         stats.shrunk += self.get(Event::Shrunk);
     }
 
+    /// Returns counted here beyond the gets counted here: on a thread's
+    /// counters, values that thread gave back without having taken them
+    /// (from another thread, or a `BufferPool` class below). `put`s of
+    /// values from outside the pool are not returns.
+    pub(crate) fn returns_beyond_gets(&self) -> u64 {
+        let returns = self
+            .get(Event::Put)
+            .saturating_sub(self.get(Event::External));
+        returns.saturating_sub(self.get(Event::Get))
+    }
+
     /// Fold an exiting thread's counters into these.
     pub(crate) fn absorb(&self, other: &Counters) {
         for (mine, theirs) in self.0.iter().zip(&other.0) {
             mine.fetch_add(theirs.load(Relaxed), Relaxed);
         }
+    }
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_read_in_binary_units() {
+        let shown = |n: usize| Bytes(n).to_string();
+        assert_eq!(shown(0), "0 B");
+        assert_eq!(shown(1023), "1023 B");
+        assert_eq!(shown(1024), "1 KiB");
+        assert_eq!(shown(1025), "1.0 KiB");
+        assert_eq!(shown(1536), "1.5 KiB");
+        assert_eq!(shown(64 << 10), "64 KiB");
+        assert_eq!(shown(76_100_688), "72.6 MiB");
+        assert_eq!(shown((1 << 20) - 1), "1.0 MiB");
+        assert_eq!(shown((5 << 30) + (1 << 29)), "5.5 GiB");
+        assert_eq!(shown(usize::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn a_size_log_gives_the_power_of_two_above_a_percentile() {
+        let log = SizeLog::default();
+        assert_eq!(log.percentile(95), None);
+        for _ in 0..90 {
+            log.record((1 << 20) + 24);
+        }
+        for _ in 0..10 {
+            log.record(100);
+        }
+        assert_eq!(log.percentile(95), Some(2 << 20));
+        assert_eq!(log.percentile(10), Some(128));
+        log.record(usize::MAX);
+        assert_eq!(log.percentile(100), Some(usize::MAX));
+        let exact = SizeLog::default();
+        exact.record(1 << 20);
+        assert_eq!(exact.percentile(95), Some(1 << 20));
     }
 }

@@ -7,8 +7,9 @@ use crate::local::ThreadCache;
 use crate::policy::Limits;
 use crate::raw::table::Key;
 use crate::shard::Shards;
-use crate::stats::{Counters, Event, Stats};
+use crate::stats::{Counters, Event, SizeLog, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
+use once_cell::race::OnceBox;
 
 pub(crate) struct Storage<T: 'static> {
     /// This pool's place in each thread's table of thread caches.
@@ -29,6 +30,18 @@ pub(crate) struct Storage<T: 'static> {
     closed: AtomicBool,
     /// What `pools()` calls it.
     pub(crate) name: Box<str>,
+    /// The capacity of its buffers, for a class of a `BufferPool`.
+    pub(crate) class: Option<usize>,
+    /// For `advice()`, recorded on slow paths only (plain `std` atomics:
+    /// no model checks their order). The most values seen out at once,
+    /// sampled whenever the counters are summed (`stats()`, a trim).
+    most_held: std::sync::atomic::AtomicU64,
+    /// Returns that exited threads made beyond the gets they made
+    /// ([`Counters::returns_beyond_gets`]), recorded as each one exits.
+    exited_returns_beyond_gets: std::sync::atomic::AtomicU64,
+    /// The sizes of values dropped over the size cap, allocated at the
+    /// first one.
+    oversize: OnceBox<SizeLog>,
     /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
     /// (which runs where this module's generic code has no `T: Reset`).
     pub(crate) is_reset: fn(&T) -> bool,
@@ -47,8 +60,19 @@ impl<T: 'static> Storage<T> {
             generation: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             name,
+            class: None,
+            most_held: std::sync::atomic::AtomicU64::new(0),
+            exited_returns_beyond_gets: std::sync::atomic::AtomicU64::new(0),
+            oversize: OnceBox::new(),
             is_reset,
         }
+    }
+
+    /// The same storage, for the class of a `BufferPool` whose buffers have
+    /// this capacity.
+    pub(crate) fn in_class(mut self, capacity: Option<usize>) -> Self {
+        self.class = capacity;
+        self
     }
 
     /// The size cap in force: the calibrated one, or `max_bytes`.
@@ -83,6 +107,10 @@ impl<T: 'static> Storage<T> {
         let mut caches = lock(&self.caches);
         caches.retain(|c| !core::ptr::eq(&c.head, head));
         self.counters.absorb(&head.counters);
+        self.exited_returns_beyond_gets.fetch_add(
+            head.counters.returns_beyond_gets(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 
     /// The live thread caches, for a reclaimer to visit without the lock.
@@ -96,17 +124,100 @@ impl<T: 'static> Storage<T> {
     }
 
     pub(crate) fn stats(&self) -> Stats {
-        let mut stats = Stats::default();
-        {
-            let caches = lock(&self.caches);
-            self.counters.sum_into(&mut stats);
-            for cache in caches.iter() {
-                cache.head.sum_into(&mut stats);
-            }
+        self.snapshot().0
+    }
+
+    /// The counters, and what `advice()` needs beside them.
+    pub(crate) fn observe(&self) -> Observation {
+        let (stats, returns_beyond_gets) = self.snapshot();
+        Observation {
+            stats,
+            returns_beyond_gets,
+            most_held: self.most_held.load(std::sync::atomic::Ordering::Relaxed),
+            oversize_heap_p95: self.oversize.get().and_then(|log| log.percentile(95)),
+            retention: self.limits.local_cap + self.shards.capacity(),
+            value_size: core::mem::size_of::<T>(),
+            max_bytes: self.max_bytes(),
+            ceiling: self.limits.max_bytes,
+            auto_cap: self.limits.auto_cap,
+            class: self.class,
         }
+    }
+
+    /// The stats, and the returns beyond gets summed thread by thread;
+    /// samples the values out now into the most seen out at once.
+    fn snapshot(&self) -> (Stats, u64) {
+        let (mut stats, returns_beyond_gets) = self.counted();
         let (count, bytes) = self.shards.retained();
         stats.retained += count;
         stats.retained_bytes += bytes;
-        stats
+        self.sample_held(&stats);
+        (stats, returns_beyond_gets)
     }
+
+    /// Every counter summed, with the thread caches' retained values (not
+    /// the shards'), and the returns beyond gets summed thread by thread.
+    fn counted(&self) -> (Stats, u64) {
+        let mut stats = Stats::default();
+        let mut returns_beyond_gets = self
+            .exited_returns_beyond_gets
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let caches = lock(&self.caches);
+        self.counters.sum_into(&mut stats);
+        for cache in caches.iter() {
+            cache.head.sum_into(&mut stats);
+            returns_beyond_gets += cache.head.counters.returns_beyond_gets();
+        }
+        (stats, returns_beyond_gets)
+    }
+
+    /// Fold the values out now into the most seen out at once.
+    fn sample_held(&self, stats: &Stats) {
+        self.most_held
+            .fetch_max(stats.held(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Sample the values out now (a trim does, so that a pool whose stats
+    /// are rarely read still has samples for `advice()`).
+    #[cfg(not(poolable_loom))]
+    pub(crate) fn note_held(&self) {
+        self.sample_held(&self.counted().0);
+    }
+
+    /// Record the size of a value dropped over the size cap (`bytes`, as
+    /// the cap measures it: heap bytes plus `size_of::<T>()`), for
+    /// `advice()`. A slow path: only such a drop pays for it.
+    pub(crate) fn record_oversize(&self, bytes: usize) {
+        let heap = bytes.saturating_sub(core::mem::size_of::<T>());
+        self.oversize.get_or_init(Box::default).record(heap);
+    }
+}
+
+/// What [`Storage::observe`] reads.
+pub(crate) struct Observation {
+    pub(crate) stats: Stats,
+    /// Returns made on a thread beyond the values that thread took itself
+    /// (summed over threads): a lower bound of the values that went back on
+    /// another thread than the one that took them.
+    pub(crate) returns_beyond_gets: u64,
+    /// The most values seen out at once ([`Stats::held`]), sampled each time
+    /// the counters were summed: a burst between two samples is missed.
+    pub(crate) most_held: u64,
+    /// The 95th percentile of the heap bytes of values dropped over the
+    /// size cap, rounded up to a power of two ([`SizeLog::percentile`]);
+    /// `None` before any.
+    pub(crate) oversize_heap_p95: Option<usize>,
+    /// How many idle values one thread alone can keep now: its cache and
+    /// the shards' room in force (the adaptive bound's, for the default).
+    pub(crate) retention: usize,
+    /// `size_of::<T>()`: what the pool stores per value beside its heap.
+    pub(crate) value_size: usize,
+    /// The size cap in force.
+    pub(crate) max_bytes: usize,
+    /// `max_bytes` as configured: the ceiling of an adaptive cap.
+    pub(crate) ceiling: usize,
+    /// Whether the cap adapts (`max_bytes_auto`).
+    pub(crate) auto_cap: bool,
+    /// The capacity of a `BufferPool` class's buffers.
+    pub(crate) class: Option<usize>,
 }

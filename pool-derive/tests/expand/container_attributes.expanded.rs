@@ -77,12 +77,12 @@ const _: () = {
         __POOLABLE_FIELDS_SEND,
     >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Upload
-    where
-        for<'a> Upload: ::core::marker::Send,
-    {
+    impl Upload {
+        /// The type's pool: the `static` that `Poolable::pool`
+        /// returns, callable without the trait in scope.
+        #[doc(hidden)]
         #[inline]
-        fn pool() -> &'static ::poolable::Pool<Self> {
+        pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Upload>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Upload>>,
             > = ::core::mem::ManuallyDrop::new(
@@ -95,6 +95,16 @@ const _: () = {
                     .name("uploads"),
             );
             &POOL
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Upload
+    where
+        for<'a> Upload: ::core::marker::Send,
+    {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            Upload::pool()
         }
     }
 };
@@ -171,12 +181,12 @@ const _: () = {
         __POOLABLE_FIELDS_SEND,
     >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Body
-    where
-        for<'a> Body: ::core::marker::Send,
-    {
+    impl Body {
+        /// The type's pool: the `static` that `Poolable::pool`
+        /// returns, callable without the trait in scope.
+        #[doc(hidden)]
         #[inline]
-        fn pool() -> &'static ::poolable::Pool<Self> {
+        pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Body>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Body>>,
             > = ::core::mem::ManuallyDrop::new(
@@ -189,6 +199,16 @@ const _: () = {
                     .max_bytes(4 << 20),
             );
             &POOL
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Body
+    where
+        for<'a> Body: ::core::marker::Send,
+    {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            Body::pool()
         }
     }
 };
@@ -265,12 +285,12 @@ const _: () = {
         __POOLABLE_FIELDS_SEND,
     >>::Is;
     #[automatically_derived]
-    impl my_crate::poolable::Poolable for Renamed
-    where
-        for<'a> Renamed: ::core::marker::Send,
-    {
+    impl Renamed {
+        /// The type's pool: the `static` that `Poolable::pool`
+        /// returns, callable without the trait in scope.
+        #[doc(hidden)]
         #[inline]
-        fn pool() -> &'static my_crate::poolable::Pool<Self> {
+        pub fn pool() -> &'static my_crate::poolable::Pool<__PoolableChecked<Renamed>> {
             static POOL: ::core::mem::ManuallyDrop<
                 my_crate::poolable::Pool<__PoolableChecked<Renamed>>,
             > = ::core::mem::ManuallyDrop::new(
@@ -281,6 +301,16 @@ const _: () = {
                 ),
             );
             &POOL
+        }
+    }
+    #[automatically_derived]
+    impl my_crate::poolable::Poolable for Renamed
+    where
+        for<'a> Renamed: ::core::marker::Send,
+    {
+        #[inline]
+        fn pool() -> &'static my_crate::poolable::Pool<Self> {
+            Renamed::pool()
         }
     }
 };

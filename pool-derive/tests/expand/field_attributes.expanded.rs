@@ -160,12 +160,12 @@ const _: () = {
         __POOLABLE_FIELDS_SEND,
     >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Fields
-    where
-        for<'a> Fields: ::core::marker::Send,
-    {
+    impl Fields {
+        /// The type's pool: the `static` that `Poolable::pool`
+        /// returns, callable without the trait in scope.
+        #[doc(hidden)]
         #[inline]
-        fn pool() -> &'static ::poolable::Pool<Self> {
+        pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Fields>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Fields>>,
             > = ::core::mem::ManuallyDrop::new(
@@ -176,6 +176,16 @@ const _: () = {
                 ),
             );
             &POOL
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Fields
+    where
+        for<'a> Fields: ::core::marker::Send,
+    {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            Fields::pool()
         }
     }
 };

@@ -105,12 +105,12 @@ const _: () = {
         __POOLABLE_FIELDS_SEND,
     >>::Is;
     #[automatically_derived]
-    impl ::poolable::Poolable for Request
-    where
-        for<'a> Request: ::core::marker::Send,
-    {
+    impl Request {
+        /// The type's pool: the `static` that `Poolable::pool`
+        /// returns, callable without the trait in scope.
+        #[doc(hidden)]
         #[inline]
-        fn pool() -> &'static ::poolable::Pool<Self> {
+        pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Request>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Request>>,
             > = ::core::mem::ManuallyDrop::new(
@@ -121,6 +121,16 @@ const _: () = {
                 ),
             );
             &POOL
+        }
+    }
+    #[automatically_derived]
+    impl ::poolable::Poolable for Request
+    where
+        for<'a> Request: ::core::marker::Send,
+    {
+        #[inline]
+        fn pool() -> &'static ::poolable::Pool<Self> {
+            Request::pool()
         }
     }
 };
