@@ -17,7 +17,9 @@
 //! the pool dropped it, and that every value is accounted for: created =
 //! retained + held + dropped + detached, with `retained_bytes` =
 //! `retained × size_of::<Item>()` (an `Item` keeps no heap bytes, and the
-//! pool counts its own storage of each value).
+//! pool counts its own storage of each value). An id's high bits name the
+//! pool that made it, and the book keeps each pool's counts apart, so that a
+//! model may use two pools and check each on its own.
 //!
 //! Each thread keeps its caches in a per-thread table, which its exit flushes
 //! to the shards through a thread-local destructor. Loom's
@@ -47,9 +49,10 @@
 //! A panic inside a model unwinds through the pool's loom objects outside
 //! loom's control, which aborts the whole test binary after printing the
 //! message. So the one check that has failed on a runtime bug, a stale value
-//! handed out after a `clear`, is recorded instead, and fails its test once
-//! loom is done, leaving the other tests to run. Each test prints how many
-//! iterations loom ran (`--nocapture`).
+//! handed out after a `clear`, is recorded instead (with the iteration that
+//! first found it), and fails its test once loom is done, leaving the other
+//! tests to run. Each test prints how many iterations loom ran
+//! (`--nocapture`).
 #![cfg(poolable_loom)]
 
 use loom::sync::atomic::AtomicBool;
@@ -63,6 +66,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A pooled value with an identity that survives reset.
 struct Item {
+    /// Unique in the iteration; its high bits name the model's pool that
+    /// made it ([`pool_of`]).
     id: u64,
     /// Set by every holder, cleared by `reset`.
     dirty: bool,
@@ -82,23 +87,32 @@ impl Drop for Item {
             "value {} dropped twice",
             self.id
         );
-        book.dropped += 1;
+        book.dropped[pool_of(self.id)] += 1;
     }
 }
 
-/// What happened to the values of the current loom iteration.
+/// How many pools a model may use; each has its own counts in the book.
+const POOLS: usize = 2;
+
+/// The pool (0 or 1) whose constructor, or whose `external_item`, made `id`.
+fn pool_of(id: u64) -> usize {
+    (id >> 32) as usize
+}
+
+/// What happened to the values of the current loom iteration. The counts
+/// are per pool (indexed by [`pool_of`]); the sets hold the ids of all.
 struct Book {
-    next_id: u64,
+    next_id: [u64; POOLS],
     /// Values the pool constructed (its `new` function ran).
-    created: u64,
+    created: [u64; POOLS],
     /// Values made outside the pool and handed to `put`.
-    external: u64,
+    external: [u64; POOLS],
     /// Ids of values not yet dropped.
     live: BTreeSet<u64>,
     /// Ids of values held by a caller, from `get` until `put` has returned.
     held: BTreeSet<u64>,
     /// Values dropped, by the pool or by a caller.
-    dropped: u64,
+    dropped: [u64; POOLS],
     /// Ids of the values that were idle when `snapshot_idle` ran, less those
     /// handed out since: what a decay that starts after the snapshot may
     /// drop, and what a get ordered after a `clear` must not return.
@@ -108,12 +122,12 @@ struct Book {
 impl Book {
     const fn new() -> Self {
         Book {
-            next_id: 0,
-            created: 0,
-            external: 0,
+            next_id: [0; POOLS],
+            created: [0; POOLS],
+            external: [0; POOLS],
             live: BTreeSet::new(),
             held: BTreeSet::new(),
-            dropped: 0,
+            dropped: [0; POOLS],
             stale: BTreeSet::new(),
         }
     }
@@ -128,30 +142,31 @@ fn book() -> MutexGuard<'static, Book> {
     BOOK.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn mint(book: &mut Book) -> Item {
-    let id = book.next_id;
-    book.next_id += 1;
+/// A new value of pool `pool`: ids `pool << 32`, `(pool << 32) + 1`, ...
+fn mint(book: &mut Book, pool: usize) -> Item {
+    let id = ((pool as u64) << 32) | book.next_id[pool];
+    book.next_id[pool] += 1;
     book.live.insert(id);
     Item { id, dirty: false }
 }
 
-/// The pools' `new` function.
-fn new_item() -> Item {
+/// The `new` function of pool `P` (0 for the models with one pool).
+fn new_item<const P: usize>() -> Item {
     let mut book = book();
-    book.created += 1;
-    mint(&mut book)
+    book.created[P] += 1;
+    mint(&mut book, P)
 }
 
-/// A value made outside the pool, for `put`.
+/// A value made outside the pool, for `put` on pool 0.
 fn external_item() -> Item {
     let mut book = book();
-    book.external += 1;
-    mint(&mut book)
+    book.external[0] += 1;
+    mint(&mut book, 0)
 }
 
-/// A pool of `Item`s, shared with the model's other thread.
+/// A pool of `Item`s (pool 0), shared with the model's other thread.
 fn item_pool(max_retained: Option<usize>) -> Arc<Pool<Item>> {
-    let pool = Pool::with_new(new_item);
+    let pool = Pool::with_new(new_item::<0>);
     Arc::new(match max_retained {
         Some(n) => pool.max_retained(n),
         None => pool,
@@ -194,8 +209,10 @@ fn take_fresh(pool: &Pool<Item>) -> Pooled<'_, Item> {
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert_with(|| {
                 format!(
-                    "value {} was idle before the clear (or the trims) and handed out after it",
-                    value.id
+                    "value {} was idle before the clear (or the trims) and handed out after it \
+                     (first in iteration {})",
+                    value.id,
+                    ITERATION.load(Relaxed)
                 )
             });
     }
@@ -204,6 +221,9 @@ fn take_fresh(pool: &Pool<Item>) -> Pooled<'_, Item> {
 
 /// The first stale value a model's `take_fresh` got, over all its iterations.
 static VIOLATION: Mutex<Option<String>> = Mutex::new(None);
+
+/// The loom iteration running now, counted from 1 (for `VIOLATION`).
+static ITERATION: AtomicUsize = AtomicUsize::new(0);
 
 /// Drop the guard (return the value); it stops counting as held once the return is over.
 fn give_back(value: Pooled<'_, Item>) -> u64 {
@@ -233,18 +253,25 @@ fn dropped(stats: &Stats) -> u64 {
 /// Every value is accounted for, and the pool's counters agree with the book.
 /// Call it when no other thread is using the pool.
 fn assert_accounted(pool: &Pool<Item>) {
+    assert_accounted_in(pool, 0);
+}
+
+/// [`assert_accounted`] for pool `p` of a model's [`item_pools`].
+fn assert_accounted_in(pool: &Pool<Item>, p: usize) {
     let stats = pool.stats();
     let book = book();
-    let held = book.held.len() as u64;
-    assert_eq!(stats.misses, book.created, "misses vs values created");
+    let held = book.held.iter().filter(|&&id| pool_of(id) == p).count();
+    let live = book.live.iter().filter(|&&id| pool_of(id) == p).count();
+    let (created, external) = (book.created[p], book.external[p]);
+    assert_eq!(stats.misses, created, "misses vs values created");
     assert_eq!(
-        book.created + book.external,
-        stats.retained as u64 + held + dropped(&stats) + stats.detached,
+        created + external,
+        stats.retained as u64 + held as u64 + dropped(&stats) + stats.detached,
         "created = retained + held + dropped + detached: {stats}"
     );
-    assert_eq!(stats.unaccounted(held, book.external), 0, "{stats}");
-    assert_eq!(book.live.len(), stats.retained + book.held.len(), "{stats}");
-    assert_eq!(book.dropped, dropped(&stats), "{stats}");
+    assert_eq!(stats.unaccounted(held as u64, external), 0, "{stats}");
+    assert_eq!(live, stats.retained + held, "{stats}");
+    assert_eq!(book.dropped[p], dropped(&stats), "{stats}");
     assert_eq!(
         stats.retained_bytes,
         stats.retained * size_of::<Item>(),
@@ -257,13 +284,20 @@ fn assert_accounted(pool: &Pool<Item>) {
 /// and a check that nothing outlives an iteration. The preemption bound is
 /// `LOOM_MAX_PREEMPTIONS`.
 fn check(model: impl Fn() + Sync + Send + 'static) {
+    check_with(loom::model::Builder::new(), model);
+}
+
+/// [`check`] with a builder of the model's own: a model whose other thread
+/// does many operations while main spins on a flag needs more than loom's
+/// default of 1,000 branches per execution (`LOOM_MAX_BRANCHES`), a bound
+/// on the length of one execution, not on how many are explored.
+fn check_with(builder: loom::model::Builder, model: impl Fn() + Sync + Send + 'static) {
     let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
     *book() = Book::new();
     *VIOLATION.lock().unwrap_or_else(PoisonError::into_inner) = None;
-    let iterations = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&iterations);
-    loom::model::Builder::new().check(move || {
-        count.fetch_add(1, Relaxed);
+    ITERATION.store(0, Relaxed);
+    builder.check(move || {
+        ITERATION.fetch_add(1, Relaxed);
         {
             let mut book = book();
             assert!(
@@ -277,7 +311,7 @@ fn check(model: impl Fn() + Sync + Send + 'static) {
     });
     let book = book();
     assert!(book.live.is_empty(), "values leaked: {:?}", book.live);
-    eprintln!("{} iterations", iterations.load(Relaxed));
+    eprintln!("{} iterations", ITERATION.load(Relaxed));
     if let Some(violation) = VIOLATION
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
