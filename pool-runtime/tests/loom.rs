@@ -609,6 +609,50 @@ fn clear_racing_exit_flush_hides_idle_values() {
     });
 }
 
+/// Issue #24, item 2: a refill racing a `clear` must not pull idle values
+/// into a cache the clear has already aged. Main leaves values 0 and 1 in
+/// its home shard (shard 0) and no cache. Thread B's cache is new and empty,
+/// so B's get refills from the shards while main clears; B keeps that value
+/// out and, once the clear has returned (the flag), gets again from its
+/// cache with `take_fresh`. After the join main gets twice, refilling from
+/// the shards, where B's exit put what its cache held. A refill that ran
+/// after the clear bumped the pool's generation but before it swept shard 0
+/// moved both values into B's cache as if they were fresh: B's second get
+/// (or main's, after B's exit flush) then handed out value 1.
+#[test]
+fn clear_racing_refill_hides_idle_values() {
+    check(|| {
+        let pool = item_pool(None);
+        let (a, b) = (take(&pool), take(&pool));
+        give_back(a);
+        give_back(b);
+        exit_thread_caches();
+        snapshot_idle();
+        let cleared = Arc::new(AtomicBool::new(false));
+        let (other, done) = (Arc::clone(&pool), Arc::clone(&cleared));
+        let t = thread::spawn(move || {
+            let first = take(&other);
+            wait(&done, Acquire);
+            let second = take_fresh(&other);
+            give_back(first);
+            give_back(second);
+            exit_thread_caches();
+        });
+        pool.clear();
+        cleared.store(true, Release);
+        t.join().unwrap();
+
+        let (a, b) = (take_fresh(&pool), take_fresh(&pool));
+        give_back(a);
+        give_back(b);
+        assert_accounted(&pool);
+        pool.clear();
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!(stats.retained, 0, "{stats}");
+    });
+}
+
 /// How often `two_trims_empty_an_idle_threads_cache` saw each way the trims
 /// reached the idle thread's cache.
 static RECLAIMED_BY_TRIM: AtomicUsize = AtomicUsize::new(0);
