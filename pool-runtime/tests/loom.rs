@@ -17,9 +17,10 @@
 //! the pool dropped it, and that every value is accounted for: created =
 //! retained + held + dropped + detached, with `retained_bytes` =
 //! `retained × size_of::<Item>()` (an `Item` keeps no heap bytes, and the
-//! pool counts its own storage of each value). An id's high bits name the
-//! pool that made it, and the book keeps each pool's counts apart, so that a
-//! model may use two pools and check each on its own.
+//! pool counts its own storage of each value). A model may use two pools
+//! ([`item_pools`]): an id's high bits name the pool that made it, and the
+//! book keeps each pool's counts apart, so [`assert_accounted_in`] checks
+//! each pool on its own.
 //!
 //! Each thread keeps its caches in a per-thread table, which its exit flushes
 //! to the shards through a thread-local destructor. Loom's
@@ -45,6 +46,14 @@
 //!   first use, from a counter that restarts with every loom iteration, so
 //!   main's home shard is shard 0 and the other thread's, if it takes a
 //!   value, is shard 1; the models' comments rely on that layout.
+//!
+//! `trim_all` (and `clear_all`) go through the runtime's global registry of
+//! pools, which uses `std` locks and `Weak` even under loom. It holds the
+//! pools of the running iteration only: a pool leaves it when its storage is
+//! freed, which happens by the end of its iteration (the models drop their
+//! pools, spawned threads call `exit_thread_caches()`, and loom runs the main
+//! thread's thread-local destructors, which free its caches, when an
+//! iteration ends). `two_trim_alls_step_every_pool_in_one_batch` checks it.
 //!
 //! A panic inside a model unwinds through the pool's loom objects outside
 //! loom's control, which aborts the whole test binary after printing the
@@ -171,6 +180,14 @@ fn item_pool(max_retained: Option<usize>) -> Arc<Pool<Item>> {
         Some(n) => pool.max_retained(n),
         None => pool,
     })
+}
+
+/// Pool 0 and pool 1, for the models with two: each counts its own values.
+fn item_pools() -> [Arc<Pool<Item>>; POOLS] {
+    [
+        Arc::new(Pool::with_new(new_item::<0>)),
+        Arc::new(Pool::with_new(new_item::<1>)),
+    ]
 }
 
 /// `pool.get()`, checking the value is alive, reset and has no other holder.
@@ -716,6 +733,112 @@ fn two_trims_empty_an_idle_threads_cache() {
     let (reclaimed, left) = (RECLAIMED_BY_TRIM.load(Relaxed), LEFT_TO_OWNER.load(Relaxed));
     assert!(reclaimed > 0, "no iteration reclaimed the idle cache");
     assert!(left > 0, "no iteration left the steps to the owner");
+}
+
+/// How often `two_trim_alls_step_every_pool_in_one_batch` saw each way the
+/// batches reached B's idle cache (of pool 0).
+static BATCH_RECLAIMED: AtomicUsize = AtomicUsize::new(0);
+static BATCH_LEFT_TO_OWNER: AtomicUsize = AtomicUsize::new(0);
+
+/// Issue #24, item 6: `trim_all` steps every pool in one batch: it posts to
+/// every thread cache of every pool, runs one heavy fence, then applies the
+/// step where the owner is idle and leaves it pending where the owner is
+/// inside an operation. Two pools, each used by main and by thread B, so
+/// each has two thread caches. B leaves a value in its cache of pool 0 and
+/// holds one of pool 1; then, while main calls `trim_all` twice, B returns
+/// the held value (an operation on its cache of pool 1 that races both
+/// batches) and is otherwise idle, though, as in
+/// `two_trims_empty_an_idle_threads_cache`, nothing orders its last
+/// operation on pool 0 before the trims (a relaxed flag), so a batch may
+/// still find that cache busy. After both trims main's values are dropped
+/// (the batch reclaims the caller's own caches); B's value of pool 0 is
+/// dropped, or left with its steps pending, in which case B's next get,
+/// ordered after the trims, drops it before it hands anything out. Both
+/// outcomes must occur across the iterations. No value goes to two holders,
+/// and both pools' books balance.
+///
+/// `trim_all` goes through the global registry of pools, which holds the
+/// pools of this iteration only (checked): an earlier iteration's pools
+/// left it when their storage was freed, with the last thread cache that
+/// held it (B's through `exit_thread_caches`, main's when loom ran main's
+/// thread-local destructors at the end of the iteration).
+#[test]
+fn two_trim_alls_step_every_pool_in_one_batch() {
+    BATCH_RECLAIMED.store(0, Relaxed);
+    BATCH_LEFT_TO_OWNER.store(0, Relaxed);
+    let mut builder = loom::model::Builder::new();
+    builder.max_branches = builder.max_branches.max(4_000);
+    check_with(builder, || {
+        let pools = item_pools();
+        // Value 0 of each pool, in main's cache of it.
+        for pool in &pools {
+            give_back(take(pool));
+        }
+        assert_eq!(
+            pool_runtime::pools().len(),
+            POOLS,
+            "trim_all would step the pools of another iteration"
+        );
+        let flags = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let (others, f) = (pools.clone(), Arc::clone(&flags));
+        let t = thread::spawn(move || {
+            // Value 1 of pool 1 held; value 1 of pool 0 in B's cache of it.
+            // (In this order: B's first use of a pool registers its cache
+            // under a lock that the trims take too, which would order what
+            // came before it before the trims.)
+            let held = take(&others[1]);
+            give_back(take(&others[0]));
+            f[0].store(true, Relaxed);
+            give_back(held);
+            wait(&f[1], Acquire);
+            for pool in &others {
+                give_back(take_fresh(pool));
+            }
+            exit_thread_caches();
+        });
+        wait(&flags[0], Relaxed);
+        snapshot_idle();
+        pool_runtime::trim_all();
+        pool_runtime::trim_all();
+        let b_kept = {
+            let book = book();
+            for p in 0..POOLS {
+                assert!(
+                    !book.live.contains(&((p as u64) << 32)),
+                    "main's idle value of pool {p} survived two trim_all"
+                );
+            }
+            book.live.contains(&1)
+        };
+        if b_kept {
+            // The steps are pending on B's cache of pool 0.
+            BATCH_LEFT_TO_OWNER.fetch_add(1, Relaxed);
+        } else {
+            // Reclaimed without B's help: pool 0 retains nothing.
+            BATCH_RECLAIMED.fetch_add(1, Relaxed);
+            let stats = pools[0].stats();
+            assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
+        }
+        flags[1].store(true, Release);
+        t.join().unwrap();
+
+        for (p, pool) in pools.iter().enumerate() {
+            assert_accounted_in(pool, p);
+            let stats = pool.stats();
+            // What B's last get got went to the shards when B exited; every
+            // other value of the pool was dropped as idle.
+            assert_eq!(stats.retained, 1, "pool {p}: {stats}");
+            assert_eq!(stats.dropped_idle, stats.misses - 1, "pool {p}: {stats}");
+        }
+        // Pool 0: B's last get found nothing (its value and main's were
+        // dropped) and made value 2.
+        assert_eq!(pools[0].stats().misses, 3, "{}", pools[0].stats());
+    });
+    let reclaimed = BATCH_RECLAIMED.load(Relaxed);
+    let left = BATCH_LEFT_TO_OWNER.load(Relaxed);
+    eprintln!("B's idle cache reclaimed by the batches: {reclaimed}, left to B: {left}");
+    assert!(reclaimed > 0, "no iteration reclaimed B's idle cache");
+    assert!(left > 0, "no iteration left the steps to B");
 }
 
 /// With `max_retained(2)` (a thread cache of 2, no room in the shards), two
