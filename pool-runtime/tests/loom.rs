@@ -17,7 +17,10 @@
 //! the pool dropped it, and that every value is accounted for: created =
 //! retained + held + dropped + detached, with `retained_bytes` =
 //! `retained × size_of::<Item>()` (an `Item` keeps no heap bytes, and the
-//! pool counts its own storage of each value).
+//! pool counts its own storage of each value). A model may use two pools
+//! ([`item_pools`]): an id's high bits name the pool that made it, and the
+//! book keeps each pool's counts apart, so [`assert_accounted_in`] checks
+//! each pool on its own.
 //!
 //! Each thread keeps its caches in a per-thread table, which its exit flushes
 //! to the shards through a thread-local destructor. Loom's
@@ -44,12 +47,21 @@
 //!   main's home shard is shard 0 and the other thread's, if it takes a
 //!   value, is shard 1; the models' comments rely on that layout.
 //!
+//! `trim_all` (and `clear_all`) go through the runtime's global registry of
+//! pools, which uses `std` locks and `Weak` even under loom. It holds the
+//! pools of the running iteration only: a pool leaves it when its storage is
+//! freed, which happens by the end of its iteration (the models drop their
+//! pools, spawned threads call `exit_thread_caches()`, and loom runs the main
+//! thread's thread-local destructors, which free its caches, when an
+//! iteration ends). `two_trim_alls_step_every_pool_in_one_batch` checks it.
+//!
 //! A panic inside a model unwinds through the pool's loom objects outside
 //! loom's control, which aborts the whole test binary after printing the
 //! message. So the one check that has failed on a runtime bug, a stale value
-//! handed out after a `clear`, is recorded instead, and fails its test once
-//! loom is done, leaving the other tests to run. Each test prints how many
-//! iterations loom ran (`--nocapture`).
+//! handed out after a `clear`, is recorded instead (with the iteration that
+//! first found it), and fails its test once loom is done, leaving the other
+//! tests to run. Each test prints how many iterations loom ran
+//! (`--nocapture`).
 #![cfg(poolable_loom)]
 
 use loom::sync::atomic::AtomicBool;
@@ -63,6 +75,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A pooled value with an identity that survives reset.
 struct Item {
+    /// Unique in the iteration; its high bits name the model's pool that
+    /// made it ([`pool_of`]).
     id: u64,
     /// Set by every holder, cleared by `reset`.
     dirty: bool,
@@ -82,23 +96,32 @@ impl Drop for Item {
             "value {} dropped twice",
             self.id
         );
-        book.dropped += 1;
+        book.dropped[pool_of(self.id)] += 1;
     }
 }
 
-/// What happened to the values of the current loom iteration.
+/// How many pools a model may use; each has its own counts in the book.
+const POOLS: usize = 2;
+
+/// The pool (0 or 1) whose constructor, or whose `external_item`, made `id`.
+fn pool_of(id: u64) -> usize {
+    (id >> 32) as usize
+}
+
+/// What happened to the values of the current loom iteration. The counts
+/// are per pool (indexed by [`pool_of`]); the sets hold the ids of all.
 struct Book {
-    next_id: u64,
+    next_id: [u64; POOLS],
     /// Values the pool constructed (its `new` function ran).
-    created: u64,
+    created: [u64; POOLS],
     /// Values made outside the pool and handed to `put`.
-    external: u64,
+    external: [u64; POOLS],
     /// Ids of values not yet dropped.
     live: BTreeSet<u64>,
     /// Ids of values held by a caller, from `get` until `put` has returned.
     held: BTreeSet<u64>,
     /// Values dropped, by the pool or by a caller.
-    dropped: u64,
+    dropped: [u64; POOLS],
     /// Ids of the values that were idle when `snapshot_idle` ran, less those
     /// handed out since: what a decay that starts after the snapshot may
     /// drop, and what a get ordered after a `clear` must not return.
@@ -108,12 +131,12 @@ struct Book {
 impl Book {
     const fn new() -> Self {
         Book {
-            next_id: 0,
-            created: 0,
-            external: 0,
+            next_id: [0; POOLS],
+            created: [0; POOLS],
+            external: [0; POOLS],
             live: BTreeSet::new(),
             held: BTreeSet::new(),
-            dropped: 0,
+            dropped: [0; POOLS],
             stale: BTreeSet::new(),
         }
     }
@@ -128,34 +151,43 @@ fn book() -> MutexGuard<'static, Book> {
     BOOK.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn mint(book: &mut Book) -> Item {
-    let id = book.next_id;
-    book.next_id += 1;
+/// A new value of pool `pool`: ids `pool << 32`, `(pool << 32) + 1`, ...
+fn mint(book: &mut Book, pool: usize) -> Item {
+    let id = ((pool as u64) << 32) | book.next_id[pool];
+    book.next_id[pool] += 1;
     book.live.insert(id);
     Item { id, dirty: false }
 }
 
-/// The pools' `new` function.
-fn new_item() -> Item {
+/// The `new` function of pool `P` (0 for the models with one pool).
+fn new_item<const P: usize>() -> Item {
     let mut book = book();
-    book.created += 1;
-    mint(&mut book)
+    book.created[P] += 1;
+    mint(&mut book, P)
 }
 
-/// A value made outside the pool, for `put`.
+/// A value made outside the pool, for `put` on pool 0.
 fn external_item() -> Item {
     let mut book = book();
-    book.external += 1;
-    mint(&mut book)
+    book.external[0] += 1;
+    mint(&mut book, 0)
 }
 
-/// A pool of `Item`s, shared with the model's other thread.
+/// A pool of `Item`s (pool 0), shared with the model's other thread.
 fn item_pool(max_retained: Option<usize>) -> Arc<Pool<Item>> {
-    let pool = Pool::with_new(new_item);
+    let pool = Pool::with_new(new_item::<0>);
     Arc::new(match max_retained {
         Some(n) => pool.max_retained(n),
         None => pool,
     })
+}
+
+/// Pool 0 and pool 1, for the models with two: each counts its own values.
+fn item_pools() -> [Arc<Pool<Item>>; POOLS] {
+    [
+        Arc::new(Pool::with_new(new_item::<0>)),
+        Arc::new(Pool::with_new(new_item::<1>)),
+    ]
 }
 
 /// `pool.get()`, checking the value is alive, reset and has no other holder.
@@ -194,8 +226,10 @@ fn take_fresh(pool: &Pool<Item>) -> Pooled<'_, Item> {
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert_with(|| {
                 format!(
-                    "value {} was idle before the clear (or the trims) and handed out after it",
-                    value.id
+                    "value {} was idle before the clear (or the trims) and handed out after it \
+                     (first in iteration {})",
+                    value.id,
+                    ITERATION.load(Relaxed)
                 )
             });
     }
@@ -204,6 +238,9 @@ fn take_fresh(pool: &Pool<Item>) -> Pooled<'_, Item> {
 
 /// The first stale value a model's `take_fresh` got, over all its iterations.
 static VIOLATION: Mutex<Option<String>> = Mutex::new(None);
+
+/// The loom iteration running now, counted from 1 (for `VIOLATION`).
+static ITERATION: AtomicUsize = AtomicUsize::new(0);
 
 /// Drop the guard (return the value); it stops counting as held once the return is over.
 fn give_back(value: Pooled<'_, Item>) -> u64 {
@@ -233,18 +270,25 @@ fn dropped(stats: &Stats) -> u64 {
 /// Every value is accounted for, and the pool's counters agree with the book.
 /// Call it when no other thread is using the pool.
 fn assert_accounted(pool: &Pool<Item>) {
+    assert_accounted_in(pool, 0);
+}
+
+/// [`assert_accounted`] for pool `p` of a model's [`item_pools`].
+fn assert_accounted_in(pool: &Pool<Item>, p: usize) {
     let stats = pool.stats();
     let book = book();
-    let held = book.held.len() as u64;
-    assert_eq!(stats.misses, book.created, "misses vs values created");
+    let held = book.held.iter().filter(|&&id| pool_of(id) == p).count();
+    let live = book.live.iter().filter(|&&id| pool_of(id) == p).count();
+    let (created, external) = (book.created[p], book.external[p]);
+    assert_eq!(stats.misses, created, "misses vs values created");
     assert_eq!(
-        book.created + book.external,
-        stats.retained as u64 + held + dropped(&stats) + stats.detached,
+        created + external,
+        stats.retained as u64 + held as u64 + dropped(&stats) + stats.detached,
         "created = retained + held + dropped + detached: {stats}"
     );
-    assert_eq!(stats.unaccounted(held, book.external), 0, "{stats}");
-    assert_eq!(book.live.len(), stats.retained + book.held.len(), "{stats}");
-    assert_eq!(book.dropped, dropped(&stats), "{stats}");
+    assert_eq!(stats.unaccounted(held as u64, external), 0, "{stats}");
+    assert_eq!(live, stats.retained + held, "{stats}");
+    assert_eq!(book.dropped[p], dropped(&stats), "{stats}");
     assert_eq!(
         stats.retained_bytes,
         stats.retained * size_of::<Item>(),
@@ -257,13 +301,20 @@ fn assert_accounted(pool: &Pool<Item>) {
 /// and a check that nothing outlives an iteration. The preemption bound is
 /// `LOOM_MAX_PREEMPTIONS`.
 fn check(model: impl Fn() + Sync + Send + 'static) {
+    check_with(loom::model::Builder::new(), model);
+}
+
+/// [`check`] with a builder of the model's own: a model whose other thread
+/// does many operations while main spins on a flag needs more than loom's
+/// default of 1,000 branches per execution (`LOOM_MAX_BRANCHES`), a bound
+/// on the length of one execution, not on how many are explored.
+fn check_with(builder: loom::model::Builder, model: impl Fn() + Sync + Send + 'static) {
     let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
     *book() = Book::new();
     *VIOLATION.lock().unwrap_or_else(PoisonError::into_inner) = None;
-    let iterations = Arc::new(AtomicUsize::new(0));
-    let count = Arc::clone(&iterations);
-    loom::model::Builder::new().check(move || {
-        count.fetch_add(1, Relaxed);
+    ITERATION.store(0, Relaxed);
+    builder.check(move || {
+        ITERATION.fetch_add(1, Relaxed);
         {
             let mut book = book();
             assert!(
@@ -277,7 +328,7 @@ fn check(model: impl Fn() + Sync + Send + 'static) {
     });
     let book = book();
     assert!(book.live.is_empty(), "values leaked: {:?}", book.live);
-    eprintln!("{} iterations", iterations.load(Relaxed));
+    eprintln!("{} iterations", ITERATION.load(Relaxed));
     if let Some(violation) = VIOLATION
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -575,6 +626,50 @@ fn clear_racing_exit_flush_hides_idle_values() {
     });
 }
 
+/// Issue #24, item 2: a refill racing a `clear` must not pull idle values
+/// into a cache the clear has already aged. Main leaves values 0 and 1 in
+/// its home shard (shard 0) and no cache. Thread B's cache is new and empty,
+/// so B's get refills from the shards while main clears; B keeps that value
+/// out and, once the clear has returned (the flag), gets again from its
+/// cache with `take_fresh`. After the join main gets twice, refilling from
+/// the shards, where B's exit put what its cache held. A refill that ran
+/// after the clear bumped the pool's generation but before it swept shard 0
+/// moved both values into B's cache as if they were fresh: B's second get
+/// (or main's, after B's exit flush) then handed out value 1.
+#[test]
+fn clear_racing_refill_hides_idle_values() {
+    check(|| {
+        let pool = item_pool(None);
+        let (a, b) = (take(&pool), take(&pool));
+        give_back(a);
+        give_back(b);
+        exit_thread_caches();
+        snapshot_idle();
+        let cleared = Arc::new(AtomicBool::new(false));
+        let (other, done) = (Arc::clone(&pool), Arc::clone(&cleared));
+        let t = thread::spawn(move || {
+            let first = take(&other);
+            wait(&done, Acquire);
+            let second = take_fresh(&other);
+            give_back(first);
+            give_back(second);
+            exit_thread_caches();
+        });
+        pool.clear();
+        cleared.store(true, Release);
+        t.join().unwrap();
+
+        let (a, b) = (take_fresh(&pool), take_fresh(&pool));
+        give_back(a);
+        give_back(b);
+        assert_accounted(&pool);
+        pool.clear();
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!(stats.retained, 0, "{stats}");
+    });
+}
+
 /// How often `two_trims_empty_an_idle_threads_cache` saw each way the trims
 /// reached the idle thread's cache.
 static RECLAIMED_BY_TRIM: AtomicUsize = AtomicUsize::new(0);
@@ -638,6 +733,112 @@ fn two_trims_empty_an_idle_threads_cache() {
     let (reclaimed, left) = (RECLAIMED_BY_TRIM.load(Relaxed), LEFT_TO_OWNER.load(Relaxed));
     assert!(reclaimed > 0, "no iteration reclaimed the idle cache");
     assert!(left > 0, "no iteration left the steps to the owner");
+}
+
+/// How often `two_trim_alls_step_every_pool_in_one_batch` saw each way the
+/// batches reached B's idle cache (of pool 0).
+static BATCH_RECLAIMED: AtomicUsize = AtomicUsize::new(0);
+static BATCH_LEFT_TO_OWNER: AtomicUsize = AtomicUsize::new(0);
+
+/// Issue #24, item 6: `trim_all` steps every pool in one batch: it posts to
+/// every thread cache of every pool, runs one heavy fence, then applies the
+/// step where the owner is idle and leaves it pending where the owner is
+/// inside an operation. Two pools, each used by main and by thread B, so
+/// each has two thread caches. B leaves a value in its cache of pool 0 and
+/// holds one of pool 1; then, while main calls `trim_all` twice, B returns
+/// the held value (an operation on its cache of pool 1 that races both
+/// batches) and is otherwise idle, though, as in
+/// `two_trims_empty_an_idle_threads_cache`, nothing orders its last
+/// operation on pool 0 before the trims (a relaxed flag), so a batch may
+/// still find that cache busy. After both trims main's values are dropped
+/// (the batch reclaims the caller's own caches); B's value of pool 0 is
+/// dropped, or left with its steps pending, in which case B's next get,
+/// ordered after the trims, drops it before it hands anything out. Both
+/// outcomes must occur across the iterations. No value goes to two holders,
+/// and both pools' books balance.
+///
+/// `trim_all` goes through the global registry of pools, which holds the
+/// pools of this iteration only (checked): an earlier iteration's pools
+/// left it when their storage was freed, with the last thread cache that
+/// held it (B's through `exit_thread_caches`, main's when loom ran main's
+/// thread-local destructors at the end of the iteration).
+#[test]
+fn two_trim_alls_step_every_pool_in_one_batch() {
+    BATCH_RECLAIMED.store(0, Relaxed);
+    BATCH_LEFT_TO_OWNER.store(0, Relaxed);
+    let mut builder = loom::model::Builder::new();
+    builder.max_branches = builder.max_branches.max(4_000);
+    check_with(builder, || {
+        let pools = item_pools();
+        // Value 0 of each pool, in main's cache of it.
+        for pool in &pools {
+            give_back(take(pool));
+        }
+        assert_eq!(
+            pool_runtime::pools().len(),
+            POOLS,
+            "trim_all would step the pools of another iteration"
+        );
+        let flags = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let (others, f) = (pools.clone(), Arc::clone(&flags));
+        let t = thread::spawn(move || {
+            // Value 1 of pool 1 held; value 1 of pool 0 in B's cache of it.
+            // (In this order: B's first use of a pool registers its cache
+            // under a lock that the trims take too, which would order what
+            // came before it before the trims.)
+            let held = take(&others[1]);
+            give_back(take(&others[0]));
+            f[0].store(true, Relaxed);
+            give_back(held);
+            wait(&f[1], Acquire);
+            for pool in &others {
+                give_back(take_fresh(pool));
+            }
+            exit_thread_caches();
+        });
+        wait(&flags[0], Relaxed);
+        snapshot_idle();
+        pool_runtime::trim_all();
+        pool_runtime::trim_all();
+        let b_kept = {
+            let book = book();
+            for p in 0..POOLS {
+                assert!(
+                    !book.live.contains(&((p as u64) << 32)),
+                    "main's idle value of pool {p} survived two trim_all"
+                );
+            }
+            book.live.contains(&1)
+        };
+        if b_kept {
+            // The steps are pending on B's cache of pool 0.
+            BATCH_LEFT_TO_OWNER.fetch_add(1, Relaxed);
+        } else {
+            // Reclaimed without B's help: pool 0 retains nothing.
+            BATCH_RECLAIMED.fetch_add(1, Relaxed);
+            let stats = pools[0].stats();
+            assert_eq!((stats.retained, stats.retained_bytes), (0, 0), "{stats}");
+        }
+        flags[1].store(true, Release);
+        t.join().unwrap();
+
+        for (p, pool) in pools.iter().enumerate() {
+            assert_accounted_in(pool, p);
+            let stats = pool.stats();
+            // What B's last get got went to the shards when B exited; every
+            // other value of the pool was dropped as idle.
+            assert_eq!(stats.retained, 1, "pool {p}: {stats}");
+            assert_eq!(stats.dropped_idle, stats.misses - 1, "pool {p}: {stats}");
+        }
+        // Pool 0: B's last get found nothing (its value and main's were
+        // dropped) and made value 2.
+        assert_eq!(pools[0].stats().misses, 3, "{}", pools[0].stats());
+    });
+    let reclaimed = BATCH_RECLAIMED.load(Relaxed);
+    let left = BATCH_LEFT_TO_OWNER.load(Relaxed);
+    eprintln!("B's idle cache reclaimed by the batches: {reclaimed}, left to B: {left}");
+    assert!(reclaimed > 0, "no iteration reclaimed B's idle cache");
+    assert!(left > 0, "no iteration left the steps to B");
 }
 
 /// With `max_retained(2)` (a thread cache of 2, no room in the shards), two
