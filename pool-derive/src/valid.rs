@@ -35,9 +35,8 @@ fn check_shape(cont: &Container<'_>, derive: Derive, errors: &mut Errors) {
             format!("`#[derive({name})]` does not support unions: it cannot know which field is live; implement `Reset` by hand"),
         ),
     }
-    if derive == Derive::Poolable
-        && let Some(lifetime) = cont.generics.lifetimes().next()
-    {
+    let lifetime = cont.generics.lifetimes().next();
+    if let (Derive::Poolable, Some(lifetime)) = (derive, lifetime) {
         errors.spanned(
             lifetime,
             "`#[derive(Poolable)]` needs a `'static` type, because its pool is a `static`; \

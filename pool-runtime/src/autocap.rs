@@ -115,12 +115,7 @@ impl AutoCap {
         if let Some(class) = self.classes.get(class_of(bytes)) {
             class.fetch_add(1, Relaxed);
         }
-        if self
-            .returns
-            .fetch_add(1, Relaxed)
-            .wrapping_add(1)
-            .is_multiple_of(AUTO_CAP_WINDOW)
-        {
+        if self.returns.fetch_add(1, Relaxed).wrapping_add(1) % AUTO_CAP_WINDOW == 0 {
             self.calibrate();
         }
         self.cap()

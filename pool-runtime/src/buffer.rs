@@ -370,7 +370,8 @@ impl BufferPool {
                 // smallest class) is new (empty, no allocation yet) or was
                 // put back below `min_bytes`.
                 if let Some(buf) = slot
-                    && buf.capacity() < min_capacity.max(self.min_capacity)
+                    .as_mut()
+                    .filter(|buf| buf.capacity() < min_capacity.max(self.min_capacity))
                 {
                     self.allocate(class, buf, min_capacity);
                 }

@@ -475,17 +475,17 @@ fn give_slow<'a, T: Send + 'static>(
     bytes: usize,
 ) {
     let linked = table::with(key, |owner| {
-        if !push(&owner, slot, bytes)
-            && let Some(value) = slot.take()
-        {
-            spill(&owner, Entry { value, bytes });
+        if !push(&owner, slot, bytes) {
+            if let Some(value) = slot.take() {
+                spill(&owner, Entry { value, bytes });
+            }
         }
     });
     // Only a thread with no cache for the pool still has the value.
-    if linked.is_none()
-        && let Some(value) = slot.take()
-    {
-        give_without_cache(storage(), Entry { value, bytes });
+    if linked.is_none() {
+        if let Some(value) = slot.take() {
+            give_without_cache(storage(), Entry { value, bytes });
+        }
     }
 }
 
@@ -512,9 +512,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
                     storage.generation.load(Relaxed) == generation
                 });
         }
-        if let Some(e) = entry.take()
-            && let Err(e) = stack.push(e)
-        {
+        if let Some(Err(e)) = entry.take().map(|e| stack.push(e)) {
             entry = Some(e);
         }
         dead

@@ -246,7 +246,7 @@ pub(crate) fn chaos_drop() -> bool {
     let mut z = STATE.fetch_add(0x9e37_79b9_7f4a_7c15, Relaxed);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)).is_multiple_of(4)
+    (z ^ (z >> 31)) % 4 == 0
 }
 
 /// The number of CPUs this process may use, read once.

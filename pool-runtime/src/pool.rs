@@ -56,6 +56,16 @@ use once_cell::race::OnceBox;
 ///   each thread's cache can hold up to `LOCAL_CACHE_SIZE` values until the
 ///   next two trims reclaim them (a trim reaches every thread's cache, busy
 ///   threads' at their next operation).
+/// - That a child process after `fork()` gets back what the parent's other
+///   threads held. Only the forking thread runs in the child; the caches of
+///   the others stay registered with the values they held. A trim in the
+///   child reclaims the caches whose thread was between two operations at
+///   the fork (where the heavy fence works in the child; where it fails,
+///   it leaves them alone). A cache whose thread was inside an operation
+///   stays busy for good and keeps its values, at most
+///   [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE) per pool and
+///   thread, until the child exits. Fork before the pools are used, or
+///   exec, as with any threaded program.
 ///
 /// # Example
 ///
@@ -383,8 +393,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
     fn create(&self) -> T {
         let on_panic = CountOnUnwind(self);
         let mut value = self.new.call();
-        if let Some(auto) = self.storage.get().and_then(|s| s.auto_cap.as_ref())
-            && auto.common() > 0
+        if let Some(auto) = self
+            .storage
+            .get()
+            .and_then(|s| s.auto_cap.as_ref())
+            .filter(|auto| auto.common() > 0)
         {
             value.reserve_heap(auto.common().saturating_sub(core::mem::size_of::<T>()));
         }

@@ -289,7 +289,7 @@ impl fmt::Display for Bytes {
             unit += 1;
         }
         let name = UNITS[unit];
-        if bytes.is_multiple_of(scale(unit)) {
+        if bytes % scale(unit) == 0 {
             write!(f, "{} {name}", bytes / scale(unit))
         } else {
             let tenths = tenths(unit);

@@ -213,11 +213,10 @@ pub fn system_memory_pressure() -> bool {
 /// ```
 pub fn system_memory_pressure_level() -> MemoryPressure {
     let read = |path: &str| std::fs::read_to_string(path).ok();
-    if let (Some(current), Some(max)) = (
-        read("/sys/fs/cgroup/memory.current"),
-        read("/sys/fs/cgroup/memory.max"),
-    ) && let Some(level) = cgroup_level(&current, &max)
-    {
+    let cgroup = read("/sys/fs/cgroup/memory.current")
+        .zip(read("/sys/fs/cgroup/memory.max"))
+        .and_then(|(current, max)| cgroup_level(&current, &max));
+    if let Some(level) = cgroup {
         return level;
     }
     match read("/proc/pressure/memory").and_then(|psi| psi_some_avg10(&psi)) {
