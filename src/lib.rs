@@ -328,10 +328,11 @@
 //! Every shape hands out the same guard ([`PoolGuard`]), with the same reset,
 //! size cap, retention bound, decay and [`Stats`].
 //!
-//! Across every pool, [`set_retained_budget`] caps the bytes the shared
-//! tiers keep, for a service that must stay under a memory limit: a return
-//! that would pass it is dropped, and when the budget is lowered,
-//! [`trim_all`] drops the oldest idle values first until it holds.
+//! Across every pool, [`set_retained_budget`] caps the bytes kept idle
+//! ([`retained_bytes`]), for a service that must stay under a memory
+//! limit: a return into a shared tier that would pass it is dropped, and
+//! each [`trim_all`] (or a lower budget) drops idle values until it holds,
+//! the shared tiers' oldest first, then the fullest thread caches.
 //!
 //! # Choosing `max_bytes` and `max_retained`
 //!

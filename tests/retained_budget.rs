@@ -90,3 +90,51 @@ fn lowering_the_budget_sheds_the_oldest_idle_values_first() {
     assert_eq!(new.stats().retained, 5);
     set_retained_budget(None);
 }
+
+/// Values kept in the caches of threads that stay alive and idle: 4 threads
+/// fill their caches of each of 4 pools (8 values each, under
+/// `LOCAL_CACHE_MAX_BYTES`), then wait while the main thread trims.
+#[test]
+fn after_a_trim_the_budget_holds_for_thread_caches_too() {
+    let _alone = alone();
+    set_retained_budget(None);
+    let pools: Vec<Pool<Vec<u8>>> = (0..4).map(|_| Pool::with_new(sized)).collect();
+    let per_pool = 4 * poolable::LOCAL_CACHE_SIZE * VALUE;
+    let filled = std::sync::Barrier::new(5);
+    let measured = std::sync::Barrier::new(5);
+    let budget = 2 * per_pool + per_pool / 2;
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for pool in &pools {
+                    let held: Vec<_> = (0..poolable::LOCAL_CACHE_SIZE)
+                        .map(|_| pool.get())
+                        .collect();
+                    drop(held);
+                }
+                filled.wait();
+                measured.wait();
+            });
+        }
+        filled.wait();
+        let cached = poolable::retained_bytes();
+        assert_eq!(cached, 4 * per_pool, "every value is in a thread cache");
+        assert_eq!(shared_retained_bytes(), 0);
+
+        set_retained_budget(Some(budget));
+        let after_set = poolable::retained_bytes();
+        trim_all();
+        let after_trim = poolable::retained_bytes();
+        let kept: usize = pools.iter().map(|p| p.stats().retained_bytes).sum();
+        measured.wait();
+
+        assert!(after_set <= budget, "{after_set} > {budget}");
+        assert!(after_trim <= budget, "{after_trim} > {budget}");
+        assert_eq!(kept, after_trim);
+        // The caches of the pools that hold the most go, as few as cover
+        // the excess: two of the four here, the other two keep theirs.
+        assert_eq!(after_trim, 2 * per_pool);
+        assert!(pools.iter().all(|p| p.stats().is_balanced()));
+    });
+    set_retained_budget(None);
+}

@@ -83,6 +83,12 @@ impl Steps {
         shards: 2,
         caches: 2,
     };
+    /// The retained budget, once the shared tier is empty: the thread
+    /// caches let go of every idle value, the shards are left as they are.
+    pub(crate) const CACHES: Steps = Steps {
+        shards: 0,
+        caches: 2,
+    };
 }
 
 /// Decay steps on one pool: the shards, then every thread cache, with one

@@ -17,7 +17,7 @@
 //! - `storage`: what a pool allocates on first use.
 //! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
 //! - `budget`: [`set_retained_budget`], the process-wide cap on the bytes
-//!   every pool's shared tier holds.
+//!   every pool keeps idle.
 //! - `stats`: [`Stats`] and the counters.
 //! - `registry`: every pool used so far ([`pools`], [`report`],
 //!   [`advice`], [`trim_all`]) and the pools of generic derived types.
@@ -98,7 +98,7 @@ pub use policy::{
 };
 pub use pool::Pool;
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, trim_all};
+pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, retained_bytes, trim_all};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 

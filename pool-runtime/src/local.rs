@@ -257,6 +257,11 @@ pub(crate) struct Head<T: 'static> {
 }
 
 impl<T> Head<T> {
+    /// The bytes of the values this cache holds now.
+    pub(crate) fn retained_bytes(&self) -> usize {
+        self.retained.get().1
+    }
+
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
         self.counters.sum_into(stats);
         let (len, bytes) = self.retained.get();

@@ -36,6 +36,8 @@ trait Registered: Send + Sync {
     /// Drop idle values of the shared tier, the oldest first (victims only,
     /// or every list), until `bytes` are freed; returns the bytes freed.
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize;
+    /// The bytes its thread caches hold now.
+    fn cached_bytes(&self) -> usize;
 }
 
 /// A pool's [`Stepping`], whatever its type.
@@ -83,6 +85,10 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
         let (dead, freed) = self.shards.shed(oldest_only, bytes);
         decay::drop_idle(self, dead);
         freed
+    }
+
+    fn cached_bytes(&self) -> usize {
+        Storage::cached_bytes(self)
     }
 }
 
@@ -132,9 +138,13 @@ pub fn trim_all() {
 /// pool's shared tier lets go of all its idle values, thread caches take
 /// one step).
 pub(crate) fn step_all(steps: Steps) {
-    let pools = live();
-    // One batch for every pool: one heavy fence however many pools and
-    // threads there are (`raw/owned.rs`); the values go after the batch.
+    step_pools(&live(), steps);
+    enforce_budget();
+}
+
+/// Decay steps on `pools` in one batch: one heavy fence however many pools
+/// and threads there are (`raw/owned.rs`); the values go after the batch.
+fn step_pools(pools: &[Arc<dyn Registered>], steps: Steps) {
     let reclaim = Reclaim::begin();
     let mut stepping: Vec<_> = pools
         .iter()
@@ -148,27 +158,62 @@ pub(crate) fn step_all(steps: Steps) {
     for pool in stepping {
         pool.drop_dead();
     }
-    drop(pools);
-    enforce_budget();
 }
 
-/// Bring the shared tiers back under the retained budget, if they are over
-/// it: the values idle since the last trim first, in every pool, then the
-/// rest ([`set_retained_budget`](crate::set_retained_budget)).
+/// Bring every pool's retained bytes, thread caches included, back under
+/// the retained budget ([`set_retained_budget`](crate::set_retained_budget)):
+/// first the shared tiers, the values idle since the last trim first, in
+/// every pool, then the rest; then, if that is not enough, the thread
+/// caches of the pools whose caches hold the most, emptied in one batch.
 pub(crate) fn enforce_budget() {
-    if crate::budget::excess() == 0 {
+    let budget = crate::budget::limit();
+    if budget == usize::MAX {
         return;
     }
     let pools = live();
+    let cached: Vec<usize> = pools.iter().map(|pool| pool.cached_bytes()).collect();
+    let total = crate::budget::shared_retained_bytes().saturating_add(cached.iter().sum());
+    let mut excess = total.saturating_sub(budget);
     for oldest_only in [true, false] {
         for pool in &pools {
-            let excess = crate::budget::excess();
             if excess == 0 {
                 return;
             }
-            pool.shed(oldest_only, excess);
+            excess = excess.saturating_sub(pool.shed(oldest_only, excess));
         }
     }
+    if excess == 0 {
+        return;
+    }
+    let mut by_cache: Vec<_> = pools.iter().zip(cached).filter(|(_, c)| *c > 0).collect();
+    by_cache.sort_by(|a, b| b.1.cmp(&a.1));
+    let mut emptied = Vec::new();
+    for (pool, bytes) in by_cache {
+        if excess == 0 {
+            break;
+        }
+        excess = excess.saturating_sub(bytes);
+        emptied.push(Arc::clone(pool));
+    }
+    step_pools(&emptied, Steps::CACHES);
+}
+
+/// The bytes every pool keeps idle now, in its shared tier and its thread
+/// caches: what [`set_retained_budget`](crate::set_retained_budget) caps
+/// after each trim. The sum of `Stats::retained_bytes` over [`pools`],
+/// read without the other counters.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static LINES: Pool<String> = Pool::with_new(|| String::with_capacity(1000));
+/// let before = poolable::retained_bytes();
+/// drop(LINES.get());
+/// assert!(poolable::retained_bytes() >= before + 1000);
+/// ```
+pub fn retained_bytes() -> usize {
+    let cached: usize = live().iter().map(|pool| pool.cached_bytes()).sum();
+    crate::budget::shared_retained_bytes().saturating_add(cached)
 }
 
 /// [`Pool::clear`] on every pool that has been used so far: every idle

@@ -194,12 +194,17 @@ impl<T> Shards<T> {
     }
 
     /// One decay step on every shard (the two-trim rule, `decay.rs`): drop
-    /// the victims and demote the current values; two steps drop both. Each
-    /// shard is then at the pool's `generation`. Returns what was dropped,
-    /// for the caller to drop outside the locks.
+    /// the victims and demote the current values; two steps drop both, none
+    /// only brings the shards to the generation. Each shard is then at the
+    /// pool's `generation`. Returns what was dropped, for the caller to drop
+    /// outside the locks.
     pub(crate) fn step(&self, steps: u64, generation: u64) -> Vec<T> {
         let mut dead = Vec::new();
         self.each(|shard| {
+            if steps == 0 {
+                shard.generation = generation;
+                return;
+            }
             shard.shrink();
             let current = mem::take(&mut shard.current);
             let victim = mem::replace(&mut shard.victim, current);

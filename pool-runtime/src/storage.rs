@@ -118,6 +118,14 @@ impl<T: 'static> Storage<T> {
         lock(&self.caches).clone()
     }
 
+    /// The bytes every thread cache of this pool holds now.
+    pub(crate) fn cached_bytes(&self) -> usize {
+        lock(&self.caches)
+            .iter()
+            .map(|cache| cache.head.retained_bytes())
+            .sum()
+    }
+
     /// Count an event that happened without a thread cache.
     pub(crate) fn count(&self, event: Event, n: u64) {
         self.counters.add_shared(event, n);
