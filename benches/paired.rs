@@ -11,6 +11,9 @@
 //! over the rounds of the ratio within a round: a slow phase of the host
 //! slows both sides of the same round.
 //!
+//! Workload 0 on one thread is also paired against every peer pool
+//! (peer ÷ poolable), for the "best Rust peer" target.
+//!
 //! The same pairing measures what storing values inline costs against
 //! pooling `Box<T>` (the other half of target 8), for types of several sizes
 //! and shapes: the guide's advice on when to pool `Box<T>` rests on it.
@@ -163,7 +166,7 @@ fn pair(
         den_ns: median(dens),
     };
     println!(
-        "{group:<20} {param:<14} {num:>12} ÷ {den:<12} {:6.3}×   ({:.1} ns ÷ {:.1} ns)",
+        "{group:<20} {param:<14} {num:>17} ÷ {den:<12} {:6.3}×   ({:.1} ns ÷ {:.1} ns)",
         p.ratio, p.num_ns, p.den_ns
     );
     p
@@ -194,6 +197,18 @@ fn main() {
         pair(w0, run(ObjContender::StaticPool), run(poolable)),
         pair(w0, run(ObjContender::Generic), run(poolable)),
     ];
+    // Every Rust peer against poolable on one thread: criterion's windows
+    // once put lockfree-object-pool's `LinearObjectPool` at 4.4× the
+    // baseline where callgrind counts it at 59 instructions per op against
+    // poolable's 122 (issue #25, item 3); alternation settles which is
+    // faster.
+    for peer in ObjContender::ALL {
+        if let ObjContender::On(kind) = peer
+            && !matches!(kind, Kind::Poolable | Kind::ThreadLocal | Kind::Plain)
+        {
+            pairs.push(pair(w0, run(peer), run(poolable)));
+        }
+    }
 
     let scratch_c = Contenders::new(&SCRATCH, Vec::new, CAP);
     pairs.push(against_baseline(

@@ -13,6 +13,7 @@
 //! both modes several times and prints the ratio of the medians.
 
 use poolable::BufferPool;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::sync_channel;
 use std::thread;
 
@@ -20,6 +21,15 @@ const MESSAGES: usize = 20_000;
 const CHANNEL: usize = 64;
 const MIN: usize = 100;
 const MAX: usize = 1 << 20;
+
+/// Buffers sent and not yet read, and the most there were at once.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+static MOST_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+fn sent() {
+    let now = IN_FLIGHT.fetch_add(1, Relaxed) + 1;
+    MOST_IN_FLIGHT.fetch_max(now, Relaxed);
+}
 
 static BUFS: BufferPool = BufferPool::new().max_bytes(MAX).name("pipeline");
 
@@ -39,6 +49,7 @@ fn sizes() -> impl Iterator<Item = usize> {
 /// The bytes a consumer reads of a buffer (every page, so that each is
 /// touched as a real reader would).
 fn read(buf: &[u8]) -> u64 {
+    IN_FLIGHT.fetch_sub(1, Relaxed);
     buf.iter().step_by(4096).map(|&b| u64::from(b)).sum()
 }
 
@@ -57,6 +68,7 @@ fn plain() -> u64 {
         for (i, n) in sizes().enumerate() {
             let mut buf = Vec::with_capacity(n);
             buf.resize(n, i as u8);
+            sent();
             tx.send(buf).unwrap();
         }
     });
@@ -71,6 +83,7 @@ fn pooled() -> u64 {
         for (i, n) in sizes().enumerate() {
             let mut buf = BUFS.get(n);
             buf.resize(n, i as u8);
+            sent();
             tx.send(buf).unwrap();
         }
     });
@@ -95,11 +108,15 @@ fn main() {
     std::hint::black_box(sum);
     let peak = peak_rss_kib();
     if mode == "plain" {
-        println!("mode=plain peak_kib={peak}");
+        println!(
+            "mode=plain peak_kib={peak} most_in_flight={}",
+            MOST_IN_FLIGHT.load(Relaxed)
+        );
     } else {
         let stats = BUFS.stats();
         println!(
-            "mode=pool peak_kib={peak} hit_rate={:.3} retained={} retained_kib={}",
+            "mode=pool peak_kib={peak} most_in_flight={} hit_rate={:.3} retained={} retained_kib={}",
+            MOST_IN_FLIGHT.load(Relaxed),
             stats.hit_rate(),
             stats.retained,
             stats.retained_bytes / 1024
