@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""What `#[derive(Poolable)]` costs at compile time.
+"""What `#[derive(Poolable)]` costs at compile time, against serde.
 
 Generates a crate with 300 structs of six fields each under target/derive_cost,
-once per variant (no derive; `serde::Serialize`; `poolable::Reset`;
-`Poolable` with the pools unused; `Poolable` with every pool used once), builds
-it in debug, then touches its source and times the rebuild of that one crate,
-`--runs` times. Prints the median rebuild time of each variant and its cost per
-struct over the no-derive baseline. Standard library only; needs `cargo` and
-the registry cache (serde).
+once per variant (no derive; `serde::Serialize`, and the same with every type
+serialised once by `serde_json::to_vec`; `poolable::Reset`; `Poolable` with the
+pools unused, and with every pool used once), builds it in debug, then touches
+its source and times the rebuild of that one crate, `--runs` times. Prints the
+median rebuild time of each variant, its cost per struct over the no-derive
+baseline, and the two ratios issue #25 sets targets for: the derive alone
+against serde's (target <= 1x), and every pool used against serde's derive plus
+one `to_vec` per type (target <= 2x). Standard library only; needs `cargo` and
+the registry cache (serde, serde_json).
 
     python3 scripts/derive_cost.py [--structs 300] [--runs 5]
 """
@@ -23,38 +26,43 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "target" / "derive_cost"
 
+SERDE = 'serde = { version = "1", features = ["derive"] }'
+SERDE_JSON = SERDE + '\nserde_json = "1"'
+# variant: (derive attribute, extra dependencies, what uses each type, or "")
 VARIANTS = {
-    "none": ("", "", False),
-    "serde::Serialize": ("#[derive(serde::Serialize)]", 'serde = { version = "1", features = ["derive"] }', False),
-    "poolable::Reset": ("#[derive(poolable::Reset)]", "", False),
-    "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", False),
-    "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", True),
+    "none": ("", "", ""),
+    "serde::Serialize": ("#[derive(serde::Serialize)]", SERDE, ""),
+    "serde::Serialize, every type through serde_json::to_vec": (
+        "#[derive(serde::Serialize)]", SERDE_JSON, "let _ = serde_json::to_vec(&S{i}::default());"),
+    "poolable::Reset": ("#[derive(poolable::Reset)]", "", ""),
+    "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", ""),
+    "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", "drop(S{i}::pool().get());"),
 }
 
 
-def source(derive: str, used: bool, structs: int) -> str:
-    out = ["#![allow(dead_code)]", "use poolable::Poolable as _;" if used else ""]
+def source(derive: str, use: str, structs: int) -> str:
+    out = ["#![allow(dead_code)]", "use poolable::Poolable as _;" if "pool()" in use else ""]
     for i in range(structs):
         out.append(
             f"{derive}\n#[derive(Default)]\npub struct S{i} {{\n"
             "    pub id: u64,\n    pub name: String,\n    pub tags: Vec<String>,\n"
             "    pub body: Vec<u8>,\n    pub flag: bool,\n    pub score: Option<u32>,\n}\n"
         )
-    if used:
+    if use:
         out.append("pub fn touch_all() {")
-        out += [f"    drop(S{i}::pool().get());" for i in range(structs)]
+        out += ["    " + use.format(i=i) for i in range(structs)]
         out.append("}")
     return "\n".join(out) + "\n"
 
 
-def crate(name: str, derive: str, extra_dep: str, used: bool, structs: int) -> Path:
+def crate(name: str, derive: str, extra_dep: str, use: str, structs: int) -> Path:
     path = WORK / name
     (path / "src").mkdir(parents=True, exist_ok=True)
     (path / "Cargo.toml").write_text(
         f'[package]\nname = "{name}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
         f'[dependencies]\npoolable = {{ path = "{ROOT}" }}\n{extra_dep}\n\n[workspace]\n'
     )
-    (path / "src" / "lib.rs").write_text(source(derive, used, structs))
+    (path / "src" / "lib.rs").write_text(source(derive, use, structs))
     return path
 
 
@@ -78,8 +86,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     results = {}
-    for i, (variant, (derive, dep, used)) in enumerate(VARIANTS.items()):
-        path = crate(f"derive_cost_{i}", derive, dep, used, args.structs)
+    for i, (variant, (derive, dep, use)) in enumerate(VARIANTS.items()):
+        path = crate(f"derive_cost_{i}", derive, dep, use, args.structs)
         results[variant] = rebuild_seconds(path, args.runs)
     base = results["none"]
     print(f"| derive on {args.structs} structs (six fields each) | rebuild (debug, median of {args.runs}) | per struct over none |")
@@ -87,6 +95,18 @@ def main() -> int:
     for variant, seconds in results.items():
         per = (seconds - base) / args.structs * 1000
         print(f"| {variant} | {seconds:.2f} s | {per:.2f} ms |")
+
+    def extra(variant: str) -> float:
+        return results[variant] - base
+
+    print()
+    for what, num, den, limit in (
+        ("derive, pools unused, against serde's derive", "Poolable (pools unused)", "serde::Serialize", 1),
+        ("every pool used, against serde's derive and one to_vec per type", "Poolable (every pool used)",
+         "serde::Serialize, every type through serde_json::to_vec", 2),
+    ):
+        ratio = extra(num) / extra(den) if extra(den) > 0 else float("inf")
+        print(f"{what}: {ratio:.1f}x the extra build time (target <= {limit}x: {'met' if ratio <= limit else 'missed'})")
     return 0
 
 
