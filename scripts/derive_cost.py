@@ -41,7 +41,7 @@ VARIANTS = {
 
 
 def source(derive: str, use: str, structs: int) -> str:
-    out = ["#![allow(dead_code)]", "use poolable::Poolable as _;" if "pool()" in use else ""]
+    out = ["#![allow(dead_code)]"]
     for i in range(structs):
         out.append(
             f"{derive}\n#[derive(Default)]\npub struct S{i} {{\n"
