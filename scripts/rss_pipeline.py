@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Peak RSS of the buffer pipeline (benches/rss_pipeline.rs), plain against the pool.
+
+Builds the bench, then runs each mode `--runs` times, alternating, one process
+per run, and prints every run, the medians, and the ratio of the median peaks
+(pool / plain) beside the issue's target (<= 1.5x at >= 90% hits). Standard
+library only.
+
+    python3 scripts/rss_pipeline.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def binary() -> str:
+    out = subprocess.run(
+        ["cargo", "bench", "-p", "poolable-benches", "--bench", "rss_pipeline", "--no-run",
+         "--message-format", "json"],
+        cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "rss_pipeline" \
+                and msg.get("executable"):
+            return msg["executable"]
+    raise SystemExit("rss_pipeline: no executable built")
+
+
+def run(exe: str, mode: str) -> dict:
+    line = subprocess.run([exe, mode], check=True, capture_output=True, text=True).stdout.split("\n")[0]
+    fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+    return {k: (v if k == "mode" else float(v)) for k, v in fields.items()}
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    exe = binary()
+    runs = {"plain": [], "pool": []}
+    for i in range(args.runs):
+        for mode in (("plain", "pool") if i % 2 == 0 else ("pool", "plain")):
+            r = run(exe, mode)
+            runs[mode].append(r)
+            print(" ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+    plain = median([r["peak_kib"] for r in runs["plain"]])
+    pool = median([r["peak_kib"] for r in runs["pool"]])
+    hits = median([r["hit_rate"] for r in runs["pool"]])
+    print(f"median peak RSS: plain {plain / 1024:.1f} MiB "
+          f"(most in flight {median([r['most_in_flight'] for r in runs['plain']]):g}), "
+          f"pool {pool / 1024:.1f} MiB (most in flight {median([r['most_in_flight'] for r in runs['pool']]):g}, "
+          f"hits {hits:.1%}, {median([r['retained'] for r in runs['pool']]):g} buffers retained)")
+    floor = median([r["most_in_flight_kib"] for r in runs["pool"]])
+    print(f"the pool run's most bytes in flight: {floor / 1024:.1f} MiB = {floor / plain:.2f}x plain's peak RSS "
+          "(a floor of the pool's peak, whatever it retains)")
+    ratio = pool / plain
+    met = ratio <= 1.5 and hits >= 0.9
+    print(f"pool / plain: {ratio:.2f}x (target <= 1.5x at >= 90% hits: {'met' if met else 'missed'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
