@@ -735,6 +735,56 @@ fn two_trims_empty_an_idle_threads_cache() {
     assert!(left > 0, "no iteration left the steps to the owner");
 }
 
+/// A thread cache made while a trim is under way takes no early step. B's
+/// first return (a value made outside the pool) links a cache for the pool
+/// while main trims; after that trim, B returns a second value and idles.
+/// One trim more passes over the second value, so it must survive it.
+/// Without the aging of a new cache at its registration (`local::link`), a
+/// cache made from the generation before the first trim's step, but
+/// registered after that step looked for caches, stayed a step behind (a
+/// return onto the cache does not age it), and the second trim dropped the
+/// second value as if it had been idle across both.
+#[test]
+fn a_cache_linked_during_a_trim_does_not_decay_early() {
+    check(|| {
+        let pool = item_pool(None);
+        // Main's use makes the pool's storage, which the trims then step.
+        give_back(take(&pool));
+        let flags = Arc::new([
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        ]);
+        let (other, f) = (Arc::clone(&pool), Arc::clone(&flags));
+        let second = Arc::new(AtomicUsize::new(0));
+        let id = Arc::clone(&second);
+        let t = thread::spawn(move || {
+            // B's first use of the pool: it links its cache, racing the trim.
+            other.put(external_item());
+            wait(&f[0], Acquire);
+            let value = external_item();
+            id.store(value.id as usize, Relaxed);
+            other.put(value);
+            f[1].store(true, Release);
+            wait(&f[2], Acquire);
+            exit_thread_caches();
+        });
+        pool.trim();
+        flags[0].store(true, Release);
+        wait(&flags[1], Acquire);
+        pool.trim();
+        let second = second.load(Relaxed) as u64;
+        assert!(
+            book().live.contains(&second),
+            "value {second}, idle across one trim, was dropped (iteration {})",
+            ITERATION.load(Relaxed)
+        );
+        flags[2].store(true, Release);
+        t.join().unwrap();
+        assert_accounted(&pool);
+    });
+}
+
 /// How often `two_trim_alls_step_every_pool_in_one_batch` saw each way the
 /// batches reached B's idle cache (of pool 0).
 static BATCH_RECLAIMED: AtomicUsize = AtomicUsize::new(0);
