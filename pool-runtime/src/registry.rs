@@ -186,7 +186,7 @@ pub(crate) fn enforce_budget() {
         return;
     }
     let mut by_cache: Vec<_> = pools.iter().zip(cached).filter(|(_, c)| *c > 0).collect();
-    by_cache.sort_by(|a, b| b.1.cmp(&a.1));
+    by_cache.sort_by_key(|c| core::cmp::Reverse(c.1));
     let mut emptied = Vec::new();
     for (pool, bytes) in by_cache {
         if excess == 0 {
