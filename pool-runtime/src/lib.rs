@@ -64,6 +64,7 @@ mod buffer;
 mod decay;
 #[cfg(feature = "metrics")]
 mod export;
+mod generic;
 mod guard;
 #[cfg(feature = "http-body")]
 mod http_body;
@@ -85,20 +86,23 @@ pub mod trimmer;
 
 pub use advice::{ADVICE_MIN_GETS, Advice, AdviceKind};
 pub use autocap::{AUTO_CAP_FLOOR, AUTO_CAP_WINDOW};
-pub use budget::{set_retained_budget, shared_retained_bytes};
+pub use budget::shared_retained_bytes;
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
 #[cfg(feature = "metrics")]
 pub use export::export_metrics;
-pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
+pub use guard::{PoolGuard, PoolRef};
 #[cfg(feature = "http-body")]
 pub use http_body::{PooledBody, PooledChunk};
 pub use policy::{
     ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_MAX_BYTES,
     LOCAL_CACHE_SIZE, Oversize,
 };
-pub use pool::Pool;
+pub use pool::{OwnedPooled, Pool, Pooled};
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, retained_bytes, trim_all};
+pub use registry::{
+    PoolInfo, Report, advice, clear_all, pools, report, retained_bytes, set_retained_budget,
+    trim_all,
+};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 
@@ -148,7 +152,7 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::generic_pool;
+    pub use crate::generic::generic_pool;
     pub use crate::reset::shrink_level;
 
     /// How a derived pool constructs a value when no `new = path` is given:

@@ -570,7 +570,7 @@ pub(crate) fn give_shared<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: E
     if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
         storage.count(Event::DroppedPanic, 1);
         drop(entry.value);
-        crate::pool::not_reset::<T>();
+        crate::reset::not_reset::<T>();
     }
     storage.count(Event::Put, 1);
     keep_in_shards(storage, entry, &storage.counters);
