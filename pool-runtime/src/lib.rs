@@ -61,7 +61,6 @@ mod advice;
 mod autocap;
 mod budget;
 mod buffer;
-mod decay;
 #[cfg(feature = "metrics")]
 mod export;
 mod generic;
@@ -69,7 +68,6 @@ mod guard;
 #[cfg(feature = "http-body")]
 mod http_body;
 mod integrations;
-mod local;
 mod policy;
 mod pool;
 #[allow(unsafe_code)]
@@ -77,10 +75,9 @@ mod raw;
 mod recycle;
 mod registry;
 mod reset;
-mod shard;
 mod stats;
-mod storage;
 mod sync;
+mod tier;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 

@@ -1,19 +1,20 @@
 //! [`Pool`]: get, put, trim, clear and stats. A get goes to the thread tier
-//! (`local`), which refills from the shared tier (`shard`), then to `new`; a
-//! return is reset and measured here (the size cap), then kept by the thread
-//! tier, which spills to the shared tier. Decay is in `decay`.
+//! (`tier/thread.rs`), which refills from the shared tier (`tier/shared.rs`),
+//! then to `new`; a return is reset and measured here (the size cap), then
+//! kept by the thread tier, which spills to the shared tier. Decay is in
+//! `tier/decay.rs`.
 
 use crate::Reset;
-use crate::decay;
 use crate::guard::{PoolGuard, sealed};
-use crate::local;
 use crate::policy::{self, Limits, Oversize, Policy};
 use crate::registry;
 use crate::reset::not_reset;
-use crate::shard::Entry;
 use crate::stats::{Event, Stats};
-use crate::storage::Storage;
 use crate::sync::Arc;
+use crate::tier::decay;
+use crate::tier::shared::Entry;
+use crate::tier::storage::Storage;
+use crate::tier::thread;
 use core::ops::Deref;
 use once_cell::race::OnceBox;
 
@@ -97,7 +98,7 @@ pub struct Pool<T: 'static> {
     storage: OnceBox<Arc<Storage<T>>>,
     /// A copy of the storage's key, beside the policy: the fast path finds
     /// the thread's cache without reaching the storage first.
-    key: local::PoolKey<T>,
+    key: thread::PoolKey<T>,
 }
 
 /// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
@@ -218,7 +219,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             policy: Policy::DEFAULT,
             name: Name::Type,
             storage: OnceBox::new(),
-            key: local::PoolKey::new(),
+            key: thread::PoolKey::new(),
         }
     }
 
@@ -383,7 +384,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        local::take_into(&self.key, || self.storage(), slot);
+        thread::take_into(&self.key, || self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -422,7 +423,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
-        local::count(self.storage(), Event::External);
+        thread::count(self.storage(), Event::External);
         self.put_from(&mut Some(value));
     }
 
@@ -442,7 +443,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.local_max_bytes {
             return self.put_large(slot, bytes);
         }
-        local::give_from(&self.key, || self.storage(), slot, bytes);
+        thread::give_from(&self.key, || self.storage(), slot, bytes);
     }
 
     /// A return over the thread caches' limit (`slot` holds the reset
@@ -463,10 +464,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     fn keep(&self, storage: &Arc<Storage<T>>, slot: &mut Option<T>, bytes: usize) {
         if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             if let Some(value) = slot.take() {
-                local::give_shared(storage, Entry { value, bytes });
+                thread::give_shared(storage, Entry { value, bytes });
             }
         } else {
-            local::give_from(&self.key, || storage, slot, bytes);
+            thread::give_from(&self.key, || storage, slot, bytes);
         }
     }
 
@@ -530,13 +531,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
             });
             core::mem::forget(on_panic);
             if shrunk <= cap {
-                local::count(storage, Event::Shrunk);
+                thread::count(storage, Event::Shrunk);
                 self.keep(storage, slot, shrunk);
                 return;
             }
         }
-        local::count(storage, Event::Put);
-        local::count(storage, Event::DroppedOversize);
+        thread::count(storage, Event::Put);
+        thread::count(storage, Event::DroppedOversize);
         storage.record_oversize(bytes);
         drop(slot.take());
     }
@@ -597,8 +598,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// pool (a miss).
     pub(crate) fn count_fresh(&self) {
         let storage = self.storage();
-        local::count(storage, Event::Get);
-        local::count(storage, Event::Miss);
+        thread::count(storage, Event::Get);
+        thread::count(storage, Event::Miss);
     }
 
     /// The name [`pools`](crate::pools) and [`report`](crate::report) show
@@ -630,7 +631,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Count a value that leaves the pool's accounting without being
     /// returned: detached, or dropped during a panic.
     pub(crate) fn count_unreturned(&self, event: Event) {
-        local::count(self.storage(), event);
+        thread::count(self.storage(), event);
     }
 
     /// A snapshot of the counters. See [`Stats`] for what is exact.

@@ -11,14 +11,14 @@
 //! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
 //! is flushed to the shards when the thread exits.
 
-use crate::decay;
+use super::decay;
+use super::shared::Entry;
+use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
 use crate::raw::slot::move_into;
 use crate::raw::table::{self, KeyCopy, Lookup};
-use crate::shard::Entry;
 use crate::stats::{Counters, Event, Stats};
-use crate::storage::Storage;
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
 

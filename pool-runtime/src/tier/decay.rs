@@ -31,10 +31,10 @@
 //! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
 //! the rest of the batch, the other pools and the trimmer go on.
 
-use crate::local::{Head, Held, Stack};
+use super::storage::Storage;
+use super::thread::{Head, Held, Stack};
 use crate::raw::owned::{Fenced, Posted, Reclaim};
 use crate::stats::{Counters, Event};
-use crate::storage::Storage;
 use crate::sync::{Arc, Ordering};
 
 /// Bring a thread cache to the pool's current generation; returns what
