@@ -27,11 +27,12 @@
 //!   [`clear_all`], [`retained_bytes`], [`set_retained_budget`]).
 //! - `advice`: the rules behind [`advice`], which say which pools do not
 //!   pay and what to change ([`Advice`]).
+//! - `decay`: the two-trim rule, over both tiers: when a step is due and
+//!   how a batch of them reaches every thread cache.
 //! - `tier/`: where idle values wait, knowing nothing of `Pool`:
 //!   `tier/thread.rs`, the thread tier, each thread's cache (the fast path);
 //!   `tier/shared.rs`, the shared tier, shards and stealing;
-//!   `tier/storage.rs`, what a pool allocates on first use; `tier/decay.rs`,
-//!   the two-trim rule, for both tiers.
+//!   `tier/storage.rs`, what a pool allocates on first use.
 //! - `autocap`: the adaptive size cap ([`Pool::max_bytes_auto`]).
 //! - `budget`: the gauge of the process-wide retained budget
 //!   ([`shared_retained_bytes`]).
@@ -70,6 +71,7 @@ mod advice;
 mod autocap;
 mod budget;
 mod buffer;
+mod decay;
 #[cfg(feature = "metrics")]
 mod export;
 mod generic;

@@ -2,16 +2,16 @@
 //! (`tier/thread.rs`), which refills from the shared tier (`tier/shared.rs`),
 //! then to `new`; a return is reset and measured here (the size cap), then
 //! kept by the thread tier, which spills to the shared tier. Decay is in
-//! `tier/decay.rs`.
+//! `decay.rs`.
 
 use crate::Reset;
+use crate::decay;
 use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
 use crate::registry;
 use crate::reset::not_reset;
 use crate::stats::{Event, Stats};
 use crate::sync::Arc;
-use crate::tier::decay;
 use crate::tier::shared::Entry;
 use crate::tier::storage::Storage;
 use crate::tier::thread;

@@ -4,11 +4,11 @@
 
 use crate::Reset;
 use crate::advice::{self, Advice};
+use crate::decay::{self, Stepping, Steps};
 use crate::policy::{self, Mode};
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::stats::Stats;
 use crate::sync::{Arc, Weak};
-use crate::tier::decay::{self, Stepping, Steps};
 use crate::tier::storage::{Observation, Storage};
 use core::fmt;
 use std::sync::{Mutex, PoisonError};

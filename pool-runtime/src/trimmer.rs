@@ -161,7 +161,7 @@ impl Builder {
                         {
                             MemoryPressure::Low => crate::trim_all(),
                             MemoryPressure::Medium => {
-                                crate::registry::step_all(crate::tier::decay::Steps::SHARED)
+                                crate::registry::step_all(crate::decay::Steps::SHARED)
                             }
                             MemoryPressure::High => crate::clear_all(),
                         }
