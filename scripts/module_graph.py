@@ -20,7 +20,11 @@ lower module's public item to a higher one's (a `Stats` field to the
 and a test module may drive the pool from above; so neither is in the gate
 by default. Standard library only.
 
-    python3 scripts/module_graph.py [--strict]
+With `--inside FOLDER` (a top-level folder such as `tier`), the same for
+the files of that folder, through `super::x` and `crate::FOLDER::x` paths;
+a cycle there is printed, not failed on.
+
+    python3 scripts/module_graph.py [--strict] [--inside FOLDER]
 """
 
 from __future__ import annotations
@@ -178,10 +182,34 @@ def cycles(edges: dict[str, dict[str, int]], kinds: set[int]) -> list[list[str]]
     return [c for c in sccs(chosen) if len(c) > 1]
 
 
+def inside(folder: str) -> int:
+    """The graph of the files of one top-level folder (code paths only)."""
+    files = {p.stem: p for p in sorted((SRC / folder).glob("*.rs")) if p.name != "mod.rs"}
+    pattern = re.compile(r"\b(?:super|crate::" + folder + r")::(" + IDENT + r")")
+    edges: dict[str, dict[str, int]] = {m: {} for m in files}
+    for name, path in files.items():
+        for line in path.read_text().splitlines():
+            if line.lstrip().startswith("//"):
+                continue
+            for target in pattern.findall(line):
+                if target in files and target != name:
+                    edges[name][target] = CODE
+    for name in sorted(edges):
+        print(f"{folder}/{name} -> {' '.join(sorted(edges[name]))}")
+    found = cycles(edges, {CODE})
+    print(f"\ninside {folder}/: " + ("no cycle" if not found else ""))
+    for c in found:
+        print(f"  cycle (strongly connected): {' '.join(c)}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--strict", action="store_true", help="fail on a cycle through doc or test edges too")
+    parser.add_argument("--inside", metavar="FOLDER", help="the graph of the files of this top-level folder")
     args = parser.parse_args()
+    if args.inside:
+        return inside(args.inside)
     edges = graph()
     mark = {CODE: "", TEST: "[test]", DOC: "[doc]"}
     for module in sorted(edges):
