@@ -1,7 +1,8 @@
 //! Reset verification: `Reset::is_reset`, derived field by field and given
 //! by the std impls, is checked after every reset in debug builds (and under
-//! `POOLABLE=chaos`, see `local.rs`), so a reset that leaves state behind
-//! fails the user's tests instead of leaking one user's data to the next.
+//! `POOLABLE=chaos`, see `pool-runtime/src/tier/thread.rs`), so a reset that
+//! leaves state behind fails the user's tests instead of leaking one user's
+//! data to the next.
 
 use poolable::{Pool, Poolable, Reset};
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -14,7 +14,7 @@
 
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::stats::Bytes;
-use crate::storage::Observation;
+use crate::tier::storage::Observation;
 use core::fmt;
 
 /// A pool is judged once it has seen this many gets, or this many returns

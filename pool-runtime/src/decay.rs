@@ -14,6 +14,10 @@
 //!   next operation otherwise (`raw/owned.rs`), so idle threads hold nothing
 //!   after two trims.
 //!
+//! Each tier applies a step to itself (`Shards::step` in `tier/shared.rs`,
+//! `age` in `tier/thread.rs`); this module, above both, decides when and
+//! drives them over a pool's storage, and nothing in the tiers calls it.
+//!
 //! Steps are counted by the pool's generation. A cache records the
 //! generation it was aged to, and each shard the generation it was last
 //! stepped to. A batch a cache spills reaches the shards only if no step
@@ -31,32 +35,11 @@
 //! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
 //! the rest of the batch, the other pools and the trimmer go on.
 
-use crate::local::{Head, Held, Stack};
 use crate::raw::owned::{Fenced, Posted, Reclaim};
-use crate::stats::{Counters, Event};
-use crate::storage::Storage;
+use crate::stats::Event;
 use crate::sync::{Arc, Ordering};
-
-/// Bring a thread cache to the pool's current generation; returns what
-/// decayed, for the caller to drop after it lets go of the cache.
-pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>) -> Vec<T> {
-    let now = storage.generation.load(Ordering::Acquire);
-    let steps = now.wrapping_sub(stack.generation());
-    let dead = match steps {
-        0 => 0,
-        1 => stack.aged(),
-        _ => stack.len(),
-    };
-    let dead: Vec<T> = if dead == 0 {
-        Vec::new()
-    } else {
-        stack.oldest(dead).map(|entry| entry.value).collect()
-    };
-    if steps > 0 {
-        stack.set_aged(now);
-    }
-    dead
-}
+use crate::tier::storage::Storage;
+use crate::tier::thread::{Head, Held, Stack, age, drop_each};
 
 /// How far one decay pass goes in each part of a pool: 1 step ages, 2
 /// drop every idle value.
@@ -161,14 +144,4 @@ impl<T> Stepping<T> {
 pub(crate) fn drop_idle<T>(storage: &Storage<T>, dead: Vec<T>) {
     storage.count(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead.into_iter(), &storage.counters);
-}
-
-/// Drop each value on its own; count the panics on `counters`.
-pub(crate) fn drop_each<T>(values: impl Iterator<Item = T>, counters: &Counters) {
-    for value in values {
-        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
-        if dropped.is_err() {
-            counters.add_shared(Event::DropPanicked, 1);
-        }
-    }
 }

@@ -1,73 +1,12 @@
-//! [`Pooled`], the RAII guard that makes use-after-put impossible.
+//! [`PoolGuard`], the RAII guard that makes use-after-put impossible, over
+//! [`PoolRef`], what a guard asks of its pool; the pool implements it
+//! (`pool.rs`, with the guards [`Pooled`](crate::Pooled) and
+//! [`OwnedPooled`](crate::OwnedPooled)).
 
 use crate::Reset;
-use crate::pool::Pool;
-use crate::stats::Event;
 use core::fmt;
 use core::mem::ManuallyDrop;
 use core::ops::{Deref, DerefMut};
-use std::sync::Arc;
-
-/// A value borrowed from a [`Pool`]; dropping it resets the value and returns
-/// it to the pool.
-///
-/// The guard is the only way to reach the value, and the borrow checker ends
-/// every reference into it before the guard is dropped, so no slice or
-/// reference taken from a pooled value can outlive its return: the
-/// use-after-put bug of Go's `sync.Pool` does not compile.
-///
-/// ```compile_fail
-/// use poolable::Pool;
-///
-/// static BUFS: Pool<Vec<u8>> = Pool::new();
-///
-/// let mut buf = BUFS.get();
-/// buf.extend_from_slice(b"user=bob");
-/// let name: &[u8] = &buf[5..];
-/// drop(buf); // error: cannot move out of `buf` because it is borrowed
-/// println!("{name:?}");
-/// ```
-///
-/// If the guard is dropped while its thread is panicking, the value is
-/// dropped instead of returned (`Stats::dropped_panic`): the panic may have
-/// left it half-written. It is dropped in place, where the guard holds it,
-/// so the wipe of its `zeroize` fields reaches the guard's own memory (a
-/// guard in a `Box`, a `Vec` or an async task included), not a moved copy.
-/// A guard is `Send` when `T` is, so a value may be taken on one thread and
-/// returned from another.
-///
-/// ```
-/// use poolable::Pool;
-///
-/// static BUFS: Pool<Vec<u8>> = Pool::new();
-///
-/// let mut buf = BUFS.get();
-/// buf.extend_from_slice(b"hello");
-/// std::thread::spawn(move || assert_eq!(&buf[..], b"hello")).join().unwrap();
-/// assert_eq!(BUFS.stats().puts, 1);
-/// ```
-pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
-
-/// A value taken with [`Pool::get_owned`]: like [`Pooled`], but it holds an
-/// [`Arc`] of its pool instead of a borrow, so it is `'static` and can move
-/// into a spawned thread or task (`tokio::spawn`) whatever owns the pool.
-///
-/// It is the same guard type as [`Pooled`] (a [`PoolGuard`]): dropping it,
-/// [`into_inner`](PoolGuard::into_inner), a drop during a panic and the
-/// stats behave exactly alike.
-///
-/// ```
-/// use poolable::{OwnedPooled, Pool};
-/// use std::sync::Arc;
-///
-/// let pool: Arc<Pool<Vec<u8>>> = Arc::new(Pool::new());
-/// let mut buf: OwnedPooled<Vec<u8>> = pool.get_owned();
-/// buf.extend_from_slice(b"hello");
-/// let worker = std::thread::spawn(move || buf.len()); // `'static`: moves freely
-/// assert_eq!(worker.join().unwrap(), 5);
-/// assert_eq!(pool.stats().puts, 1); // returned by the worker
-/// ```
-pub type OwnedPooled<T> = PoolGuard<T, Arc<Pool<T>>>;
 
 /// How a [`PoolGuard`] reaches the pool its value returns to: `&Pool<T>`,
 /// `Arc<Pool<T>>` or `&BufferPool`. Sealed: the crate implements it.
@@ -88,28 +27,14 @@ pub(crate) mod sealed {
     }
 }
 
-impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for P {
-    #[inline(always)]
-    fn put_from(&self, slot: &mut Option<T>) {
-        Pool::put_from(self, slot);
-    }
-
-    fn count_detached(&self) {
-        self.count_unreturned(Event::Detached);
-    }
-
-    fn count_panicked(&self) {
-        self.count_unreturned(Event::DroppedPanic);
-    }
-}
-
-/// The guard behind [`Pooled`] (a borrowed pool, from [`Pool::get`]),
-/// [`OwnedPooled`] (a shared pool, from [`Pool::get_owned`]) and
+/// The guard behind [`Pooled`](crate::Pooled) (a borrowed pool, from
+/// [`Pool::get`](crate::Pool::get)), [`OwnedPooled`](crate::OwnedPooled) (a
+/// shared pool, from [`Pool::get_owned`](crate::Pool::get_owned)) and
 /// [`PooledBuf`](crate::PooledBuf) (a [`BufferPool`](crate::BufferPool)'s
 /// buffer); `P` is how it reaches the pool its value returns to. Everything
 /// a guard does is written once, here, for all of them.
 pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
-    pool: P,
+    pub(crate) pool: P,
     // `Some` from the moment `Pool::get` returns the guard until `drop` or
     // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
     // is cheaper pooled as `Box<T>` (the guide's "Values inline, or in a
@@ -120,7 +45,7 @@ pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
 }
 
 impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
-    /// A guard with no value yet, for [`Pool::get`] to fill in place
+    /// A guard with no value yet, for [`Pool::get`](crate::Pool::get) to fill in place
     /// (through [`slot`](Self::slot)) before it returns the guard.
     #[inline(always)]
     pub(crate) fn empty(pool: P) -> Self {
@@ -177,38 +102,6 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
             Some(value) => value,
             None => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
-    }
-}
-
-impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
-    /// The pool this value returns to.
-    ///
-    /// ```
-    /// use poolable::{Pool, Pooled};
-    ///
-    /// static BUFS: Pool<Vec<u8>> = Pool::new();
-    ///
-    /// let buf = BUFS.get();
-    /// assert!(std::ptr::eq(Pooled::pool(&buf), &BUFS));
-    /// ```
-    pub fn pool(this: &Self) -> &'a Pool<T> {
-        this.pool
-    }
-}
-
-impl<T: Reset + Send + 'static> OwnedPooled<T> {
-    /// The pool this value returns to.
-    ///
-    /// ```
-    /// use poolable::{OwnedPooled, Pool};
-    /// use std::sync::Arc;
-    ///
-    /// let pool = Arc::new(Pool::<String>::new());
-    /// let name = pool.get_owned();
-    /// assert!(Arc::ptr_eq(OwnedPooled::pool(&name), &pool));
-    /// ```
-    pub fn pool(this: &Self) -> &Arc<Pool<T>> {
-        &this.pool
     }
 }
 

@@ -5,33 +5,43 @@
 //! Use it through the `poolable` crate, which re-exports everything here
 //! together with `#[derive(Poolable)]`.
 //!
-//! Where things are (data flows down this list on a get, and back up on a
-//! return):
-//! - `pool`: [`Pool`] (get, put, trim, clear, stats) and the size cap.
-//! - `guard`: [`Pooled`] and [`OwnedPooled`], both a [`PoolGuard`].
+//! Where things are, from the top down: each module uses only modules below
+//! it in this list (`scripts/module_graph.py` checks that no two import each
+//! other, directly or around a circle). A get runs down from `pool` into the
+//! tiers; a return comes from the guard into `pool` and down again.
 //! - `buffer`: [`BufferPool`], byte buffers by size class, one [`Pool`] per
 //!   class.
-//! - `local`: the thread tier, each thread's cache (the fast path).
-//! - `shard`: the shared tier, shards and stealing.
-//! - `decay`: the two-trim rule, for both tiers.
-//! - `storage`: what a pool allocates on first use.
-//! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
-//! - `budget`: [`set_retained_budget`], the process-wide cap on the bytes
-//!   every pool keeps idle.
-//! - `stats`: [`Stats`] and the counters.
-//! - `registry`: every pool used so far ([`pools`], [`report`],
-//!   [`advice`], [`trim_all`]) and the pools of generic derived types.
-//! - `advice`: the rules behind [`advice`], which say which pools do not
-//!   pay and what to change ([`Advice`]).
+//! - `generic`: the pools of generic derived types, one per concrete type.
 //! - [`trimmer`]: the optional background trimmer.
-//! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
-//!   rules behind the `max_capacity` and `zeroize` field attributes.
-//! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
-//!   keeps their elements (reset) for the next use.
 //! - `export`: [`export_metrics`] (feature `metrics`), every pool's stats
 //!   through the `metrics` facade.
+//! - `http_body`: `PooledBody` and `PooledChunk` (feature `http-body`).
 //! - `integrations`: `Reset` and friends for `bytes`, `smallvec`, `indexmap`,
 //!   `hashbrown` and `Serialize` for `Pooled`, each behind a cargo feature.
+//! - `pool`: [`Pool`] (get, put, trim, clear, stats), the size cap, and its
+//!   guards [`Pooled`] and [`OwnedPooled`].
+//! - `guard`: [`PoolGuard`], the guard itself, over [`PoolRef`], what it
+//!   asks of the pool its value returns to (which the pool implements).
+//! - `registry`: every pool used so far, seen through a type-erased view of
+//!   its storage ([`pools`], [`report`], [`advice`], [`trim_all`],
+//!   [`clear_all`], [`retained_bytes`], [`set_retained_budget`]).
+//! - `advice`: the rules behind [`advice`], which say which pools do not
+//!   pay and what to change ([`Advice`]).
+//! - `decay`: the two-trim rule, over both tiers: when a step is due and
+//!   how a batch of them reaches every thread cache.
+//! - `tier/`: where idle values wait, knowing nothing of `Pool`:
+//!   `tier/thread.rs`, the thread tier, each thread's cache (the fast path);
+//!   `tier/shared.rs`, the shared tier, shards and stealing;
+//!   `tier/storage.rs`, what a pool allocates on first use.
+//! - `autocap`: the adaptive size cap ([`Pool::max_bytes_auto`]).
+//! - `budget`: the gauge of the process-wide retained budget
+//!   ([`shared_retained_bytes`]).
+//! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
+//! - `stats`: [`Stats`] and the counters.
+//! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
+//!   keeps their elements (reset) for the next use.
+//! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
+//!   rules behind the `max_capacity` and `zeroize` field attributes.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
 //!   protocol of the thread tier, the per-thread tables (with their
 //!   mirror), a value's move between two slots, and the rebuild of a lock or
@@ -64,11 +74,11 @@ mod buffer;
 mod decay;
 #[cfg(feature = "metrics")]
 mod export;
+mod generic;
 mod guard;
 #[cfg(feature = "http-body")]
 mod http_body;
 mod integrations;
-mod local;
 mod policy;
 mod pool;
 #[allow(unsafe_code)]
@@ -76,29 +86,31 @@ mod raw;
 mod recycle;
 mod registry;
 mod reset;
-mod shard;
 mod stats;
-mod storage;
 mod sync;
+mod tier;
 #[cfg(not(poolable_loom))]
 pub mod trimmer;
 
 pub use advice::{ADVICE_MIN_GETS, Advice, AdviceKind};
 pub use autocap::{AUTO_CAP_FLOOR, AUTO_CAP_WINDOW};
-pub use budget::{set_retained_budget, shared_retained_bytes};
+pub use budget::shared_retained_bytes;
 pub use buffer::{BufferPool, ClassStats, PooledBuf};
 #[cfg(feature = "metrics")]
 pub use export::export_metrics;
-pub use guard::{OwnedPooled, PoolGuard, PoolRef, Pooled};
+pub use guard::{PoolGuard, PoolRef};
 #[cfg(feature = "http-body")]
 pub use http_body::{PooledBody, PooledChunk};
 pub use policy::{
     ADAPTIVE_RETAINED_FACTOR, DEFAULT_MAX_BYTES, DEFAULT_RETAINED_PER_CPU, LOCAL_CACHE_MAX_BYTES,
     LOCAL_CACHE_SIZE, Oversize,
 };
-pub use pool::Pool;
+pub use pool::{OwnedPooled, Pool, Pooled};
 pub use recycle::{RecycleOption, RecycleVec};
-pub use registry::{PoolInfo, Report, advice, clear_all, pools, report, retained_bytes, trim_all};
+pub use registry::{
+    PoolInfo, Report, advice, clear_all, pools, report, retained_bytes, set_retained_budget,
+    trim_all,
+};
 pub use reset::{Reset, Shrink, Zeroize};
 pub use stats::Stats;
 
@@ -148,7 +160,7 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::registry::generic_pool;
+    pub use crate::generic::generic_pool;
     pub use crate::reset::shrink_level;
 
     /// How a derived pool constructs a value when no `new = path` is given:

@@ -1,18 +1,21 @@
 //! [`Pool`]: get, put, trim, clear and stats. A get goes to the thread tier
-//! (`local`), which refills from the shared tier (`shard`), then to `new`; a
-//! return is reset and measured here (the size cap), then kept by the thread
-//! tier, which spills to the shared tier. Decay is in `decay`.
+//! (`tier/thread.rs`), which refills from the shared tier (`tier/shared.rs`),
+//! then to `new`; a return is reset and measured here (the size cap), then
+//! kept by the thread tier, which spills to the shared tier. Decay is in
+//! `decay.rs`.
 
 use crate::Reset;
 use crate::decay;
-use crate::guard::{OwnedPooled, PoolGuard, Pooled};
-use crate::local;
+use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
 use crate::registry;
-use crate::shard::Entry;
+use crate::reset::not_reset;
 use crate::stats::{Event, Stats};
-use crate::storage::Storage;
 use crate::sync::Arc;
+use crate::tier::shared::Entry;
+use crate::tier::storage::Storage;
+use crate::tier::thread;
+use core::ops::Deref;
 use once_cell::race::OnceBox;
 
 /// A pool of reusable values of type `T`.
@@ -95,7 +98,7 @@ pub struct Pool<T: 'static> {
     storage: OnceBox<Arc<Storage<T>>>,
     /// A copy of the storage's key, beside the policy: the fast path finds
     /// the thread's cache without reaching the storage first.
-    key: local::PoolKey<T>,
+    key: thread::PoolKey<T>,
 }
 
 /// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
@@ -216,7 +219,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             policy: Policy::DEFAULT,
             name: Name::Type,
             storage: OnceBox::new(),
-            key: local::PoolKey::new(),
+            key: thread::PoolKey::new(),
         }
     }
 
@@ -381,7 +384,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        local::take_into(&self.key, || self.storage(), slot);
+        thread::take_into(&self.key, || self.storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -420,7 +423,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
-        local::count(self.storage(), Event::External);
+        thread::count(self.storage(), Event::External);
         self.put_from(&mut Some(value));
     }
 
@@ -440,7 +443,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.local_max_bytes {
             return self.put_large(slot, bytes);
         }
-        local::give_from(&self.key, || self.storage(), slot, bytes);
+        thread::give_from(&self.key, || self.storage(), slot, bytes);
     }
 
     /// A return over the thread caches' limit (`slot` holds the reset
@@ -461,10 +464,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     fn keep(&self, storage: &Arc<Storage<T>>, slot: &mut Option<T>, bytes: usize) {
         if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             if let Some(value) = slot.take() {
-                local::give_shared(storage, Entry { value, bytes });
+                thread::give_shared(storage, Entry { value, bytes });
             }
         } else {
-            local::give_from(&self.key, || storage, slot, bytes);
+            thread::give_from(&self.key, || storage, slot, bytes);
         }
     }
 
@@ -528,13 +531,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
             });
             core::mem::forget(on_panic);
             if shrunk <= cap {
-                local::count(storage, Event::Shrunk);
+                thread::count(storage, Event::Shrunk);
                 self.keep(storage, slot, shrunk);
                 return;
             }
         }
-        local::count(storage, Event::Put);
-        local::count(storage, Event::DroppedOversize);
+        thread::count(storage, Event::Put);
+        thread::count(storage, Event::DroppedOversize);
         storage.record_oversize(bytes);
         drop(slot.take());
     }
@@ -595,8 +598,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// pool (a miss).
     pub(crate) fn count_fresh(&self) {
         let storage = self.storage();
-        local::count(storage, Event::Get);
-        local::count(storage, Event::Miss);
+        thread::count(storage, Event::Get);
+        thread::count(storage, Event::Miss);
     }
 
     /// The name [`pools`](crate::pools) and [`report`](crate::report) show
@@ -628,7 +631,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Count a value that leaves the pool's accounting without being
     /// returned: detached, or dropped during a panic.
     pub(crate) fn count_unreturned(&self, event: Event) {
-        local::count(self.storage(), event);
+        thread::count(self.storage(), event);
     }
 
     /// A snapshot of the counters. See [`Stats`] for what is exact.
@@ -697,27 +700,123 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 }
 
+// ---------------------------------------------------------------------------
+// The guards of a `Pool`: the pool is what a `PoolGuard` returns its value
+// to (`guard.rs`).
+// ---------------------------------------------------------------------------
+
+/// A value borrowed from a [`Pool`]; dropping it resets the value and returns
+/// it to the pool.
+///
+/// The guard is the only way to reach the value, and the borrow checker ends
+/// every reference into it before the guard is dropped, so no slice or
+/// reference taken from a pooled value can outlive its return: the
+/// use-after-put bug of Go's `sync.Pool` does not compile.
+///
+/// ```compile_fail
+/// use poolable::Pool;
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+///
+/// let mut buf = BUFS.get();
+/// buf.extend_from_slice(b"user=bob");
+/// let name: &[u8] = &buf[5..];
+/// drop(buf); // error: cannot move out of `buf` because it is borrowed
+/// println!("{name:?}");
+/// ```
+///
+/// If the guard is dropped while its thread is panicking, the value is
+/// dropped instead of returned (`Stats::dropped_panic`): the panic may have
+/// left it half-written. It is dropped in place, where the guard holds it,
+/// so the wipe of its `zeroize` fields reaches the guard's own memory (a
+/// guard in a `Box`, a `Vec` or an async task included), not a moved copy.
+/// A guard is `Send` when `T` is, so a value may be taken on one thread and
+/// returned from another.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+///
+/// let mut buf = BUFS.get();
+/// buf.extend_from_slice(b"hello");
+/// std::thread::spawn(move || assert_eq!(&buf[..], b"hello")).join().unwrap();
+/// assert_eq!(BUFS.stats().puts, 1);
+/// ```
+pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
+
+/// A value taken with [`Pool::get_owned`]: like [`Pooled`], but it holds an
+/// [`Arc`](std::sync::Arc) of its pool instead of a borrow, so it is `'static` and can move
+/// into a spawned thread or task (`tokio::spawn`) whatever owns the pool.
+///
+/// It is the same guard type as [`Pooled`] (a [`PoolGuard`]): dropping it,
+/// [`into_inner`](PoolGuard::into_inner), a drop during a panic and the
+/// stats behave exactly alike.
+///
+/// ```
+/// use poolable::{OwnedPooled, Pool};
+/// use std::sync::Arc;
+///
+/// let pool: Arc<Pool<Vec<u8>>> = Arc::new(Pool::new());
+/// let mut buf: OwnedPooled<Vec<u8>> = pool.get_owned();
+/// buf.extend_from_slice(b"hello");
+/// let worker = std::thread::spawn(move || buf.len()); // `'static`: moves freely
+/// assert_eq!(worker.join().unwrap(), 5);
+/// assert_eq!(pool.stats().puts, 1); // returned by the worker
+/// ```
+pub type OwnedPooled<T> = PoolGuard<T, std::sync::Arc<Pool<T>>>;
+
+impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for P {
+    #[inline(always)]
+    fn put_from(&self, slot: &mut Option<T>) {
+        Pool::put_from(self, slot);
+    }
+
+    fn count_detached(&self) {
+        self.count_unreturned(Event::Detached);
+    }
+
+    fn count_panicked(&self) {
+        self.count_unreturned(Event::DroppedPanic);
+    }
+}
+
+impl<'a, T: Reset + Send + 'static> Pooled<'a, T> {
+    /// The pool this value returns to.
+    ///
+    /// ```
+    /// use poolable::{Pool, Pooled};
+    ///
+    /// static BUFS: Pool<Vec<u8>> = Pool::new();
+    ///
+    /// let buf = BUFS.get();
+    /// assert!(std::ptr::eq(Pooled::pool(&buf), &BUFS));
+    /// ```
+    pub fn pool(this: &Self) -> &'a Pool<T> {
+        this.pool
+    }
+}
+
+impl<T: Reset + Send + 'static> OwnedPooled<T> {
+    /// The pool this value returns to.
+    ///
+    /// ```
+    /// use poolable::{OwnedPooled, Pool};
+    /// use std::sync::Arc;
+    ///
+    /// let pool = Arc::new(Pool::<String>::new());
+    /// let name = pool.get_owned();
+    /// assert!(Arc::ptr_eq(OwnedPooled::pool(&name), &pool));
+    /// ```
+    pub fn pool(this: &Self) -> &std::sync::Arc<Pool<T>> {
+        &this.pool
+    }
+}
+
 /// What keeping `value` costs, checked against the size cap: its heap bytes
 /// plus `size_of::<T>()`, the pool's own storage of it.
 fn size_of_kept<T: Reset>(value: &T) -> usize {
     T::heap_bytes(value).saturating_add(core::mem::size_of::<T>())
-}
-
-/// Reset verification failed: `value.is_reset()` is false after its reset.
-/// Raised in debug builds and under `POOLABLE=chaos`; the caller has made
-/// sure the value is dropped and counted (`dropped_panic`).
-#[cold]
-#[inline(never)]
-pub(crate) fn not_reset<T>() -> ! {
-    panic!(
-        "poolable: a `{}` came back to its pool still holding state: `Reset::is_reset` is false \
-         after `Reset::reset`, so the next user would see this user's data. A `with = path` \
-         function or a hand-written `reset` leaves something behind. If that state is \
-         intended (a `with` function that resets to a non-empty value), say what reset means \
-         with `#[poolable(check = path)]` or `Reset::is_reset`. (Checked in debug builds and \
-         under POOLABLE=chaos; the value was dropped.)",
-        core::any::type_name::<T>()
-    )
 }
 
 /// Counts a `dropped_panic` if dropped, i.e. if a constructor unwinds past it.

@@ -1,21 +1,17 @@
-//! The global lists of pools: every pool that has been used (what
-//! [`trim_all`] visits and [`pools`] lists), and the pools of generic derived
-//! types.
+//! The global list of pools: every pool that has been used (what
+//! [`trim_all`] visits and [`pools`] lists), each seen through
+//! `Registered`, a type-erased view of its storage.
 
 use crate::Reset;
 use crate::advice::{self, Advice};
 use crate::decay::{self, Stepping, Steps};
 use crate::policy::{self, Mode};
-use crate::pool::Pool;
-use crate::raw::memo;
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::stats::Stats;
-use crate::storage::{Observation, Storage};
 use crate::sync::{Arc, Weak};
+use crate::tier::storage::{Observation, Storage};
 use core::fmt;
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError};
 
 // These globals use `std` locks even under loom: they are held for a few
 // instructions, run no loom operation inside, and are not a path the models
@@ -109,7 +105,7 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
     pools.push(weak);
 }
 
-/// One decay step ([`Pool::trim`]) on every pool that has been used so far.
+/// One decay step ([`Pool::trim`](crate::Pool::trim)) on every pool that has been used so far.
 ///
 /// Pools register themselves on first use, statics and heap pools alike
 /// (a dropped pool leaves the list). Call it from a timer, or let the
@@ -160,8 +156,40 @@ fn step_pools(pools: &[Arc<dyn Registered>], steps: Steps) {
     }
 }
 
+/// Cap the bytes that all pools together keep idle (`None`: no cap, the
+/// default), in their shared tiers and their thread caches.
+///
+/// - **Between trims**, a value that would pass it as it enters a shared
+///   tier is dropped instead (`Stats::dropped_full`). Thread caches take
+///   returns without looking, so that the fast path stays free: each holds
+///   up to [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE) values of at most
+///   [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES) per thread and
+///   pool. Concurrent returns may pass the budget by one value each.
+/// - **After a trim** ([`trim_all`](crate::trim_all), and so the trimmer)
+///   and when the budget is set, [`retained_bytes`](crate::retained_bytes)
+///   is back under it: idle values of the shared tiers go first, the oldest
+///   first (values idle since the last trim, in every pool, before any that
+///   came back since); then, if the thread caches alone hold more than the
+///   budget, the caches of the pools whose caches hold the most are
+///   emptied. A thread in the middle of a get or a return empties its own
+///   cache at its next operation.
+///
+/// ```
+/// use poolable::Pool;
+///
+/// static BUFS: Pool<Vec<u8>> = Pool::new();
+/// drop(BUFS.get());
+/// poolable::set_retained_budget(Some(64 << 20)); // 64 MiB for every pool
+/// assert!(poolable::retained_bytes() <= 64 << 20);
+/// poolable::set_retained_budget(None);
+/// ```
+pub fn set_retained_budget(bytes: Option<usize>) {
+    crate::budget::set_limit(bytes.unwrap_or(usize::MAX));
+    enforce_budget();
+}
+
 /// Bring every pool's retained bytes, thread caches included, back under
-/// the retained budget ([`set_retained_budget`](crate::set_retained_budget)):
+/// the retained budget ([`set_retained_budget`]):
 /// first the shared tiers, the values idle since the last trim first, in
 /// every pool, then the rest; then, if that is not enough, the thread
 /// caches of the pools whose caches hold the most, emptied in one batch.
@@ -199,7 +227,7 @@ pub(crate) fn enforce_budget() {
 }
 
 /// The bytes every pool keeps idle now, in its shared tier and its thread
-/// caches: what [`set_retained_budget`](crate::set_retained_budget) caps
+/// caches: what [`set_retained_budget`] caps
 /// after each trim. The sum of `Stats::retained_bytes` over [`pools`],
 /// read without the other counters.
 ///
@@ -216,7 +244,7 @@ pub fn retained_bytes() -> usize {
     crate::budget::shared_retained_bytes().saturating_add(cached)
 }
 
-/// [`Pool::clear`] on every pool that has been used so far: every idle
+/// [`Pool::clear`](crate::Pool::clear) on every pool that has been used so far: every idle
 /// value of the process is dropped now, without waiting for two trims. What
 /// the [`trimmer`](crate::trimmer) does under memory pressure.
 ///
@@ -410,62 +438,10 @@ impl fmt::Display for Report {
     }
 }
 
-type PoolMap = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
-
-static GENERIC_POOLS: RwLock<Option<PoolMap>> = RwLock::new(None);
-
-/// The static pool of a generic derived type, created on first use.
-///
-/// A `static` inside a generic function is shared by every instantiation, so
-/// the derive cannot give `Wrapper<A>` and `Wrapper<B>` their own pools the
-/// way it does for plain types. They live here instead, one leaked `Pool` per
-/// concrete type, found through a small per-thread memo (no lock, no hash)
-/// and, on a thread's first use of the type, a map keyed by `TypeId`.
-#[doc(hidden)]
-#[inline]
-pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
-    match memo::get::<Pool<T>>() {
-        Some(pool) => pool,
-        None => generic_pool_slow(make),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn generic_pool_slow<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
-    let key = TypeId::of::<T>();
-    let found = GENERIC_POOLS
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .and_then(|map| map.get(&key).copied());
-    let any = match found {
-        Some(pool) => pool,
-        None => {
-            // Build outside the lock: `make` is user-influenced code. If two
-            // threads race here, the loser's pool is leaked unused: a few
-            // words, once per type, never any values.
-            let fresh: &'static Pool<T> = Box::leak(Box::new(make()));
-            let mut map = GENERIC_POOLS
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
-            *map.get_or_insert_with(HashMap::new)
-                .entry(key)
-                .or_insert(fresh)
-        }
-    };
-    match any.downcast_ref::<Pool<T>>() {
-        Some(pool) => {
-            memo::put(pool);
-            pool
-        }
-        None => unreachable!("the generic pool registry is keyed by TypeId"),
-    }
-}
-
 #[cfg(all(test, not(poolable_loom)))]
 mod tests {
     use super::*;
+    use crate::Pool;
     use crate::raw::fence::tests::heavy_fences_of;
     use std::sync::Barrier;
 

@@ -817,3 +817,20 @@ impl<const N: usize> Zeroize for [u8; N] {
         zeroize::zeroize_bytes(self);
     }
 }
+
+/// Reset verification failed: `value.is_reset()` is false after its reset.
+/// Raised in debug builds and under `POOLABLE=chaos`; the caller has made
+/// sure the value is dropped and counted (`dropped_panic`).
+#[cold]
+#[inline(never)]
+pub(crate) fn not_reset<T>() -> ! {
+    panic!(
+        "poolable: a `{}` came back to its pool still holding state: `Reset::is_reset` is false \
+         after `Reset::reset`, so the next user would see this user's data. A `with = path` \
+         function or a hand-written `reset` leaves something behind. If that state is \
+         intended (a `with` function that resets to a non-empty value), say what reset means \
+         with `#[poolable(check = path)]` or `Reset::is_reset`. (Checked in debug builds and \
+         under POOLABLE=chaos; the value was dropped.)",
+        core::any::type_name::<T>()
+    )
+}

@@ -11,14 +11,13 @@
 //! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
 //! is flushed to the shards when the thread exits.
 
-use crate::decay;
+use super::shared::Entry;
+use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
 use crate::raw::slot::move_into;
 use crate::raw::table::{self, KeyCopy, Lookup};
-use crate::shard::Entry;
 use crate::stats::{Counters, Event, Stats};
-use crate::storage::Storage;
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
 
@@ -281,7 +280,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
             let mut dead = Vec::new();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
-                dead.extend(decay::age(&mut stack, storage));
+                dead.extend(age(&mut stack, storage));
                 let generation = stack.generation();
                 let n = stack.len();
                 storage
@@ -304,7 +303,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
         head.counters.add_owned(Event::DroppedIdle, idle);
         head.counters.add_owned(Event::DroppedFull, full);
         storage.unregister(head);
-        decay::drop_each(dead, &storage.counters);
+        drop_each(dead, &storage.counters);
     }
 
     fn is_closed(&self) -> bool {
@@ -388,7 +387,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let found = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
-        let dead = decay::age(&mut stack, &head.storage);
+        let dead = age(&mut stack, &head.storage);
         if stack.len() == 0 {
             let generation = Some(stack.generation());
             // A value over the thread caches' limit is taken alone (the
@@ -413,7 +412,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     }
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
-    decay::drop_each(dead.into_iter(), &head.storage.counters);
+    drop_each(dead.into_iter(), &head.storage.counters);
     found.map(|entry| entry.value)
 }
 
@@ -504,7 +503,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let dead = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
         let storage = &head.storage;
-        let dead = decay::age(&mut stack, storage);
+        let dead = age(&mut stack, storage);
         if stack.len() >= cap {
             // The oldest half leaves. An aged one lands among the shards'
             // current values, so it may survive one trim more than the
@@ -525,7 +524,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let dead = dead.unwrap_or_default();
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
-    decay::drop_each(dead.into_iter(), &head.storage.counters);
+    drop_each(dead.into_iter(), &head.storage.counters);
     if let Some(entry) = entry {
         // The cache is busy (a return from inside a value's `Drop` during
         // one of its operations) or had no room: try the shards.
@@ -570,7 +569,7 @@ pub(crate) fn give_shared<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: E
     if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
         storage.count(Event::DroppedPanic, 1);
         drop(entry.value);
-        crate::pool::not_reset::<T>();
+        crate::reset::not_reset::<T>();
     }
     storage.count(Event::Put, 1);
     keep_in_shards(storage, entry, &storage.counters);
@@ -617,7 +616,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
     // from here on finds it registered.
     table::with(&storage.key, |owner| {
         owner.slow(|stack, _| {
-            let dead = decay::age(&mut Held::new(stack, owner.head()), storage);
+            let dead = age(&mut Held::new(stack, owner.head()), storage);
             debug_assert!(dead.is_empty(), "a new cache holds nothing");
         })
     });
@@ -647,6 +646,38 @@ fn home_shard<T>(storage: &Storage<T>) -> usize {
         })
         .unwrap_or(0);
     index % storage.shards.len().max(1)
+}
+
+/// Bring a thread cache to the pool's current generation, the thread tier's
+/// part of the two-trim rule (`decay.rs`); returns what decayed, for the
+/// caller to drop after it lets go of the cache.
+pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>) -> Vec<T> {
+    let now = storage.generation.load(crate::sync::Ordering::Acquire);
+    let steps = now.wrapping_sub(stack.generation());
+    let dead = match steps {
+        0 => 0,
+        1 => stack.aged(),
+        _ => stack.len(),
+    };
+    let dead: Vec<T> = if dead == 0 {
+        Vec::new()
+    } else {
+        stack.oldest(dead).map(|entry| entry.value).collect()
+    };
+    if steps > 0 {
+        stack.set_aged(now);
+    }
+    dead
+}
+
+/// Drop each value on its own; count the panics on `counters`.
+pub(crate) fn drop_each<T>(values: impl Iterator<Item = T>, counters: &Counters) {
+    for value in values {
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
+        if dropped.is_err() {
+            counters.add_shared(Event::DropPanicked, 1);
+        }
+    }
 }
 
 #[cfg(all(test, not(poolable_loom)))]

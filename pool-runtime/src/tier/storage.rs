@@ -2,18 +2,18 @@
 //! the registry of its thread caches, the counters of everything that ran
 //! without a thread cache, and its key in every thread's table.
 
+use super::shared::Shards;
+use super::thread::ThreadCache;
 use crate::autocap::AutoCap;
-use crate::local::ThreadCache;
 use crate::policy::Limits;
 use crate::raw::table::Key;
-use crate::shard::Shards;
 use crate::stats::{Counters, Event, SizeLog, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
 use once_cell::race::OnceBox;
 
 pub(crate) struct Storage<T: 'static> {
     /// This pool's place in each thread's table of thread caches.
-    pub(crate) key: Key<crate::local::Stack<T>, crate::local::Head<T>>,
+    pub(crate) key: Key<super::thread::Stack<T>, super::thread::Head<T>>,
     pub(crate) limits: Limits,
     /// The calibration of an adaptive size cap.
     pub(crate) auto_cap: Option<AutoCap>,
@@ -103,7 +103,7 @@ impl<T: 'static> Storage<T> {
 
     /// A thread cache is going away: fold its counters into the pool's,
     /// atomically with respect to `stats()`.
-    pub(crate) fn unregister(&self, head: &crate::local::Head<T>) {
+    pub(crate) fn unregister(&self, head: &super::thread::Head<T>) {
         let mut caches = lock(&self.caches);
         caches.retain(|c| !core::ptr::eq(&c.head, head));
         self.counters.absorb(&head.counters);
