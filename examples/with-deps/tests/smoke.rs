@@ -1,6 +1,9 @@
 //! CI's smoke test of the live measurement: start the server, send a few
 //! hundred checked requests at a low rate with the load generator, and check
-//! that pooled values come back (`loadgen --smoke`), with pooling on and off.
+//! that pooled values come back (`loadgen --smoke`), with pooling on and off,
+//! and the same for `POST /upload` (`loadgen --smoke --upload`: each answer
+//! carries the body's size and checksum). Built with `no-pool`, the same
+//! requests are checked and the pool checks are skipped.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -37,10 +40,11 @@ fn start(pooling: &str) -> (Server, String) {
     (server, addr)
 }
 
-fn smoke(pooling: &str) {
+fn smoke(pooling: &str, extra: &[&str]) {
     let (_server, addr) = start(pooling);
     let out = Command::new(env!("CARGO_BIN_EXE_loadgen"))
         .args([addr.as_str(), "--smoke"])
+        .args(extra)
         .output()
         .expect("run loadgen");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -53,10 +57,15 @@ fn smoke(pooling: &str) {
 
 #[test]
 fn pooled_requests_are_answered_and_come_back() {
-    smoke("on");
+    smoke("on", &[]);
 }
 
 #[test]
 fn with_pooling_off_the_same_binary_answers_too() {
-    smoke("off");
+    smoke("off", &[]);
+}
+
+#[test]
+fn uploads_are_read_checksummed_and_their_buffers_come_back() {
+    smoke("on", &["--upload"]);
 }

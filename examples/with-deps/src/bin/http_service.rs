@@ -8,11 +8,17 @@
 //!   body itself (`PooledBody`, feature `http-body`): it goes back to its
 //!   pool once hyper has written it.
 //!
+//! `POST /upload` reads a large body (16 KiB to 1 MiB) into a buffer from a
+//! size-classed `BufferPool` and answers with its checksum.
+//!
 //! `POOLABLE=off` turns pooling off (every get constructs, every return is
-//! dropped), so the same binary allocates fresh. A counting allocator and
-//! `GET /stats` report allocations and peak RSS for the load generator
-//! (`loadgen`). Build with `--features mimalloc` for mimalloc instead of the
-//! system allocator.
+//! dropped), so the same binary allocates fresh through the pool's get and
+//! return paths. Built with the `no-pool` feature, the same handlers take
+//! plain values instead (`Default::default()`, `Vec::with_capacity`): the
+//! baseline without the pool at all. A counting allocator and `GET /stats`
+//! report allocations and peak RSS for the load generator (`loadgen`).
+//! Build with `--features mimalloc` or `--features jemalloc` for mimalloc or
+//! jemalloc instead of the system allocator (with both, mimalloc).
 //!
 //! ```sh
 //! cargo run --release -p poolable-examples --bin http_service -- 127.0.0.1:8080
@@ -20,12 +26,13 @@
 
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
+use hyper::header::CONTENT_LENGTH;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use poolable::{Pool, Poolable, PooledBody, RecycleVec, Reset};
-use poolable_examples::ServerStats;
+use poolable::{RecycleVec, Reset};
+use poolable_examples::{ServerStats, UPLOAD_MAX, checksum};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::alloc::{GlobalAlloc, Layout};
 use std::convert::Infallible;
@@ -36,7 +43,10 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 #[cfg(feature = "mimalloc")]
 static INNER: mimalloc::MiMalloc = mimalloc::MiMalloc;
-#[cfg(not(feature = "mimalloc"))]
+// mimalloc takes precedence when both features are on (`--all-features`).
+#[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
+static INNER: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+#[cfg(not(any(feature = "mimalloc", feature = "jemalloc")))]
 static INNER: std::alloc::System = std::alloc::System;
 
 /// Counts allocations (a `realloc` is one too) for `GET /stats`.
@@ -76,10 +86,11 @@ static GLOBAL: Counting = Counting;
 
 // ------------------------------------------------------------ pooled types
 
-/// The request as the handler sees it. Every nested buffer keeps its
-/// allocation from one request to the next.
-#[derive(Poolable, Default)]
-#[poolable(name = "api-requests")]
+/// The request as the handler sees it. Pooled, every nested buffer keeps
+/// its allocation from one request to the next.
+#[derive(Default)]
+#[cfg_attr(not(feature = "no-pool"), derive(poolable::Poolable))]
+#[cfg_attr(not(feature = "no-pool"), poolable(name = "api-requests"))]
 struct ApiRequest {
     method: String,
     path: String,
@@ -107,12 +118,92 @@ struct Item {
     price_cents: u64,
 }
 
-/// Request bodies, read from the connection.
-static BODIES: Pool<Vec<u8>> = Pool::new().name("request-bodies");
-/// Response bodies: handed to hyper, back when written.
-static RESPONSES: Pool<Vec<u8>> = Pool::new().name("response-bodies");
-
 static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+// ------------------------------------- from the pools, or fresh (`no-pool`)
+
+/// Where the handlers get their request struct and buffers: from the pools,
+/// or, built with `no-pool`, plain values that are dropped after the
+/// request. The handlers are the same code either way.
+#[cfg(not(feature = "no-pool"))]
+mod values {
+    use super::ApiRequest;
+    use poolable::{BufferPool, Pool, Pooled, PooledBody, PooledBuf};
+
+    /// Request bodies, read from the connection.
+    static BODIES: Pool<Vec<u8>> = Pool::new().name("request-bodies");
+    /// Response bodies: handed to hyper, back when written.
+    static RESPONSES: Pool<Vec<u8>> = Pool::new().name("response-bodies");
+    /// `POST /upload` bodies, by size class up to 1 MiB.
+    static UPLOADS: BufferPool = BufferPool::new().max_bytes(1 << 20).name("uploads");
+
+    pub type Buf = Pooled<'static, Vec<u8>>;
+    pub type Body = PooledBody<&'static Pool<Vec<u8>>>;
+
+    pub fn request() -> Pooled<'static, ApiRequest> {
+        ApiRequest::pool().get()
+    }
+    pub fn body_buf() -> Buf {
+        BODIES.get()
+    }
+    pub fn upload_buf(len: usize) -> PooledBuf<'static> {
+        UPLOADS.get(len)
+    }
+    pub fn response_buf() -> Buf {
+        RESPONSES.get()
+    }
+    /// The response buffer as the body: back in its pool once written.
+    pub fn body(out: Buf) -> Body {
+        PooledBody::from(out)
+    }
+    /// The request struct pool's gets, puts and idle values, and the
+    /// response pool's puts.
+    pub fn pool_counts() -> [u64; 4] {
+        let requests = ApiRequest::pool().stats();
+        let responses = RESPONSES.stats();
+        [
+            requests.gets,
+            requests.puts,
+            requests.retained as u64,
+            responses.puts,
+        ]
+    }
+    pub const BUILT: bool = true;
+}
+
+#[cfg(feature = "no-pool")]
+mod values {
+    use super::ApiRequest;
+    use http_body_util::Full;
+    use std::collections::VecDeque;
+
+    pub type Buf = Vec<u8>;
+    /// `VecDeque::from(Vec)` takes the buffer as it is: no copy, no
+    /// allocation.
+    pub type Body = Full<VecDeque<u8>>;
+
+    pub fn request() -> ApiRequest {
+        ApiRequest::default()
+    }
+    pub fn body_buf() -> Buf {
+        Vec::new()
+    }
+    pub fn upload_buf(len: usize) -> Buf {
+        Vec::with_capacity(len)
+    }
+    pub fn response_buf() -> Buf {
+        Vec::new()
+    }
+    pub fn body(out: Buf) -> Body {
+        Full::new(VecDeque::from(out))
+    }
+    pub fn pool_counts() -> [u64; 4] {
+        [0; 4]
+    }
+    pub const BUILT: bool = false;
+}
+
+use values::{Body, Buf, body, body_buf, request, response_buf, upload_buf};
 
 // ------------------------------------------- JSON parsed in place (serde seeds)
 
@@ -241,8 +332,6 @@ impl<'de> Visitor<'de> for ItemVisitor<'_> {
 
 // ---------------------------------------------------------------- handlers
 
-type Body = PooledBody<&'static Pool<Vec<u8>>>;
-
 /// The response to an order, serialized from borrowed fields.
 #[derive(serde::Serialize)]
 struct Receipt<'a> {
@@ -255,15 +344,35 @@ struct Receipt<'a> {
     headers: usize,
 }
 
-fn respond(status: StatusCode, body: poolable::Pooled<'static, Vec<u8>>) -> Response<Body> {
-    let mut response = Response::new(PooledBody::from(body));
+fn respond(status: StatusCode, out: Buf) -> Response<Body> {
+    let mut response = Response::new(body(out));
     *response.status_mut() = status;
     response
 }
 
+/// `value` as JSON, appended to `out`.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
+}
+
+/// Appends the request body to `into`; an error if the connection fails or
+/// the body grows past `limit`.
+async fn read_body(incoming: &mut Incoming, into: &mut Vec<u8>, limit: usize) -> Result<(), ()> {
+    while let Some(frame) = incoming.frame().await {
+        let frame = frame.map_err(|_| ())?;
+        if let Some(data) = frame.data_ref() {
+            if into.len() + data.len() > limit {
+                return Err(());
+            }
+            into.extend_from_slice(data);
+        }
+    }
+    Ok(())
+}
+
 async fn order(req: Request<Incoming>) -> Response<Body> {
     let (parts, mut incoming) = req.into_parts();
-    let mut api = ApiRequest::pool().get();
+    let mut api = request();
     api.method.push_str(parts.method.as_str());
     api.path.push_str(parts.uri.path());
     for (name, value) in &parts.headers {
@@ -271,21 +380,17 @@ async fn order(req: Request<Incoming>) -> Response<Body> {
         header.name.push_str(name.as_str());
         header.value.push_str(value.to_str().unwrap_or_default());
     }
-    let mut body = BODIES.get();
-    while let Some(frame) = incoming.frame().await {
-        match frame {
-            Ok(frame) => {
-                if let Some(data) = frame.data_ref() {
-                    body.extend_from_slice(data);
-                }
-            }
-            Err(_) => return respond(StatusCode::BAD_REQUEST, RESPONSES.get()),
-        }
+    let mut body = body_buf();
+    if read_body(&mut incoming, &mut body, UPLOAD_MAX)
+        .await
+        .is_err()
+    {
+        return respond(StatusCode::BAD_REQUEST, response_buf());
     }
-    let mut out = RESPONSES.get();
+    let mut out = response_buf();
     let mut json = serde_json::Deserializer::from_slice(&body);
     if let Err(e) = OrderInto(&mut api.order).deserialize(&mut json) {
-        let _ = serde_json::to_writer(&mut *out, &format!("bad order: {e}"));
+        write_json(&mut out, &format!("bad order: {e}"));
         return respond(StatusCode::BAD_REQUEST, out);
     }
     // A little work: totals, and the largest line.
@@ -305,25 +410,63 @@ async fn order(req: Request<Incoming>) -> Response<Body> {
         largest_sku,
         headers: api.headers.len(),
     };
-    let _ = serde_json::to_writer(&mut *out, &receipt);
+    write_json(&mut out, &receipt);
+    REQUESTS.fetch_add(1, Relaxed);
+    respond(StatusCode::OK, out)
+}
+
+/// The response to an upload.
+#[derive(serde::Serialize)]
+struct UploadReceipt {
+    bytes: usize,
+    checksum: u64,
+}
+
+/// `POST /upload`: the body (at most 1 MiB), read into a buffer sized from
+/// its `content-length`, and its checksum.
+async fn upload(req: Request<Incoming>) -> Response<Body> {
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+        .unwrap_or(0);
+    if declared > UPLOAD_MAX {
+        return respond(StatusCode::PAYLOAD_TOO_LARGE, response_buf());
+    }
+    let mut data = upload_buf(declared);
+    let mut incoming = req.into_body();
+    if read_body(&mut incoming, &mut data, UPLOAD_MAX)
+        .await
+        .is_err()
+    {
+        return respond(StatusCode::BAD_REQUEST, response_buf());
+    }
+    let receipt = UploadReceipt {
+        bytes: data.len(),
+        checksum: checksum(&data),
+    };
+    drop(data);
+    let mut out = response_buf();
+    write_json(&mut out, &receipt);
     REQUESTS.fetch_add(1, Relaxed);
     respond(StatusCode::OK, out)
 }
 
 fn stats() -> Response<Body> {
-    let requests = ApiRequest::pool().stats();
+    let [gets, puts, retained, response_puts] = values::pool_counts();
     let report = ServerStats {
         requests: REQUESTS.load(Relaxed),
         allocations: ALLOCATIONS.load(Relaxed),
         peak_rss_kib: peak_rss_kib(),
-        pooling: std::env::var("POOLABLE").map_or(true, |v| v != "off"),
-        request_pool_gets: requests.gets,
-        request_pool_puts: requests.puts,
-        request_pool_retained: requests.retained as u64,
-        response_pool_puts: RESPONSES.stats().puts,
+        pooling: values::BUILT && std::env::var("POOLABLE").map_or(true, |v| v != "off"),
+        pool_built: values::BUILT,
+        request_pool_gets: gets,
+        request_pool_puts: puts,
+        request_pool_retained: retained,
+        response_pool_puts: response_puts,
     };
-    let mut out = RESPONSES.get();
-    let _ = serde_json::to_writer(&mut *out, &report);
+    let mut out = response_buf();
+    write_json(&mut out, &report);
     respond(StatusCode::OK, out)
 }
 
@@ -341,8 +484,9 @@ fn peak_rss_kib() -> u64 {
 async fn handle(req: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     Ok(match (req.method(), req.uri().path()) {
         (&Method::POST, "/orders") => order(req).await,
+        (&Method::POST, "/upload") => upload(req).await,
         (&Method::GET, "/stats") => stats(),
-        _ => respond(StatusCode::NOT_FOUND, RESPONSES.get()),
+        _ => respond(StatusCode::NOT_FOUND, response_buf()),
     })
 }
 

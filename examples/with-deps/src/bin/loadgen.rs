@@ -7,7 +7,14 @@
 //! ```sh
 //! loadgen <addr> --rate 4000 --seconds 5 [--connections 32] [--json]
 //! loadgen <addr> --smoke     # a few hundred requests, checked, for CI
+//! loadgen <addr> --upload --rate 100 --seconds 5   # POST /upload instead
+//! loadgen <addr> --count 1000 --rate 500           # 1000 requests, then stop
 //! ```
+//!
+//! `--upload` sends `POST /upload` bodies of 16 KiB to 1 MiB instead of
+//! orders, their sizes uniform and the same from run to run (a fixed seed);
+//! the smoke check then checks the checksum. `--count N` sends the first `N`
+//! requests of the schedule (`--seconds` is then `N / rate`).
 //!
 //! It prints p50, p90, p99, p99.9 and max, throughput and errors, and from
 //! the server's `GET /stats` before and after the run, its allocations per
@@ -19,7 +26,7 @@ use hyper::body::Bytes;
 use hyper::client::conn::http1;
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
-use poolable_examples::{ServerStats, order_json};
+use poolable_examples::{ServerStats, checksum, order_json, upload_bytes, upload_size};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
@@ -33,20 +40,23 @@ struct Args {
     connections: usize,
     json: bool,
     smoke: bool,
+    upload: bool,
 }
 
 fn args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut parsed = Args {
         addr: args.next().ok_or(
-            "usage: loadgen <addr> [--rate R] [--seconds S] [--connections C] [--json] [--smoke]",
+            "usage: loadgen <addr> [--rate R] [--seconds S | --count N] [--connections C] [--upload] [--json] [--smoke]",
         )?,
         rate: 1000.0,
         seconds: 5.0,
         connections: 32,
         json: false,
         smoke: false,
+        upload: false,
     };
+    let mut count = None;
     while let Some(flag) = args.next() {
         let mut value = |name: &str| {
             args.next()
@@ -60,11 +70,17 @@ fn args() -> Result<Args, String> {
             "--connections" => parsed.connections = value("--connections")? as usize,
             "--json" => parsed.json = true,
             "--smoke" => parsed.smoke = true,
+            "--upload" => parsed.upload = true,
+            "--count" => count = Some(value("--count")?),
             other => return Err(format!("unknown flag {other}")),
         }
     }
     if parsed.smoke {
         (parsed.rate, parsed.seconds, parsed.connections) = (200.0, 1.5, 4);
+    }
+    if let Some(count) = count {
+        // Just under `count / rate`, so that request `count` is not sent.
+        parsed.seconds = (count - 0.5) / parsed.rate;
     }
     Ok(parsed)
 }
@@ -119,8 +135,9 @@ struct Outcome {
     latencies: Histogram<u64>,
     ok: u64,
     errors: u64,
-    /// The first response body, for the smoke check.
-    sample: Option<Bytes>,
+    /// The first response body and its request's index, for the smoke
+    /// check.
+    sample: Option<(u64, Bytes)>,
 }
 
 /// Connection `index` of `connections` sends requests `index`,
@@ -132,6 +149,7 @@ async fn connection(
     rate: f64,
     start: Instant,
     end: Instant,
+    uploads: Option<Bytes>,
 ) -> Result<Outcome, String> {
     let mut sender = connect(&addr).await?;
     let mut outcome = Outcome {
@@ -147,16 +165,24 @@ async fn connection(
             break;
         }
         tokio::time::sleep_until(scheduled).await;
-        order_json(&mut body, k as u64, 5);
-        let request = Request::post("/orders")
-            .header("host", &addr)
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::copy_from_slice(body.as_bytes())))
-            .map_err(|e| e.to_string())?;
+        let request = match &uploads {
+            Some(bytes) => Request::post("/upload")
+                .header("host", &addr)
+                .header("content-type", "application/octet-stream")
+                .body(Full::new(bytes.slice(..upload_size(k as u64)))),
+            None => {
+                order_json(&mut body, k as u64, 5);
+                Request::post("/orders")
+                    .header("host", &addr)
+                    .header("content-type", "application/json")
+                    .body(Full::new(Bytes::copy_from_slice(body.as_bytes())))
+            }
+        }
+        .map_err(|e| e.to_string())?;
         match send(&mut sender, request).await {
             Ok((StatusCode::OK, body)) => {
                 outcome.ok += 1;
-                outcome.sample.get_or_insert(body);
+                outcome.sample.get_or_insert((k as u64, body));
             }
             Ok(_) => outcome.errors += 1,
             Err(_) => {
@@ -175,6 +201,8 @@ async fn run(args: Args) -> Result<(), String> {
     let before = server_stats(&args.addr).await?;
     let start = Instant::now() + Duration::from_millis(50);
     let end = start + Duration::from_secs_f64(args.seconds);
+    // Every upload body is a prefix of the same bytes (no copy per request).
+    let uploads = args.upload.then(|| Bytes::from(upload_bytes(1)));
     let tasks: Vec<_> = (0..args.connections)
         .map(|i| {
             tokio::spawn(connection(
@@ -184,6 +212,7 @@ async fn run(args: Args) -> Result<(), String> {
                 args.rate,
                 start,
                 end,
+                uploads.clone(),
             ))
         })
         .collect();
@@ -248,25 +277,37 @@ async fn run(args: Args) -> Result<(), String> {
         );
     }
     if args.smoke {
-        smoke_check(ok, errors, sample.as_ref(), &after)?;
+        smoke_check(ok, errors, sample.as_ref(), uploads.as_ref(), &after)?;
         println!("smoke: ok");
     }
     Ok(())
 }
 
-/// Every request answered, the receipt right, and with pooling on, every
-/// pooled request struct and response buffer back in its pool.
+/// Every request answered, the receipt right (for an upload, its size and
+/// checksum), and with pooling on, every pooled request struct and response
+/// buffer back in its pool.
 fn smoke_check(
     ok: u64,
     errors: u64,
-    sample: Option<&Bytes>,
+    sample: Option<&(u64, Bytes)>,
+    uploads: Option<&Bytes>,
     after: &ServerStats,
 ) -> Result<(), String> {
     if errors > 0 || ok < 100 {
         return Err(format!("smoke: {ok} ok, {errors} errors"));
     }
-    let receipt: serde_json::Value =
-        serde_json::from_slice(sample.ok_or("smoke: no response")?).map_err(|e| e.to_string())?;
+    let (k, sample) = sample.ok_or("smoke: no response")?;
+    let receipt: serde_json::Value = serde_json::from_slice(sample).map_err(|e| e.to_string())?;
+    if let Some(bytes) = uploads {
+        let sent = &bytes[..upload_size(*k)];
+        if receipt["bytes"] != sent.len() || receipt["checksum"] != checksum(sent) {
+            return Err(format!("smoke: unexpected upload receipt {receipt}"));
+        }
+        if after.pooling && after.response_pool_puts < ok {
+            return Err(format!("smoke: pooled values did not come back: {after:?}"));
+        }
+        return Ok(());
+    }
     if receipt["items"] != 5
         || receipt["units"] != 1 + 2 + 3 + 4 + 1
         || receipt["path"] != "/orders"
