@@ -402,17 +402,21 @@
 //! [`trim_all`] on a timer) in a long-running process.
 //!
 //! A [`BufferPool`] keeps a pool per class, so it keeps, per class, as many
-//! buffers as were out of that class at once. `benches/rss_pipeline.rs`
-//! measures the cost: a producer sends 20,000 buffers of 100 B to 1 MiB
-//! through a 64-deep channel to a consumer. On 2 cores
+//! buffers as were out of that class at once; a get over
+//! [`LOCAL_CACHE_MAX_BYTES`] whose class is empty reuses an idle buffer of
+//! a larger class (up to twice the request) before it allocates.
+//! `benches/rss_pipeline.rs` measures what that costs: a producer sends
+//! 20,000 buffers of 100 B to 1 MiB through a 64-deep channel to a
+//! consumer. On 2 cores with nothing else running
 //! (`scripts/rss_pipeline.py`, medians of 7 runs), plain `Vec`s peak at
-//! 11.0 MiB of RSS, with at most 19 buffers in flight; the pool hits
-//! 98.5% of the time and peaks at 71.4 MiB, holding 300 buffers at the end.
-//! The pool's producer no longer waits on page faults, so it fills the
-//! channel: 65 buffers, 36 MiB, were in flight at once, more than three
-//! times the plain run's whole peak. Where memory matters more than
-//! allocations, bound such a pool with [`set_retained_budget`] or a lower
-//! `max_bytes`, and trim it.
+//! 11.8 MiB of RSS; the pool hits 99.0% of the time and peaks at 23.3 MiB
+//! (27.5-35.6 MiB before the reuse of larger buffers), holding about 200
+//! buffers at the end: 9 in each class under 64 KiB (the thread caches of
+//! two threads) and 2 to 4 in each larger one. The pool's producer waits on
+//! no page faults, so it runs further ahead of the consumer: up to 38
+//! buffers (15.1 MiB) were in flight at once, against 20 without the pool.
+//! Where memory matters more than allocations, bound such a pool with
+//! [`set_retained_budget`] or a lower `max_bytes`, and trim it.
 //!
 //! # Pooling nested data
 //!

@@ -336,3 +336,32 @@ fn class_stats_report_what_allocations_asked_for_and_got() {
         }
     }
 }
+
+/// A get over `LOCAL_CACHE_MAX_BYTES` whose class is empty takes an idle
+/// buffer of a larger class, up to twice the request, before it allocates;
+/// smaller requests (whose buffers thread caches keep) never do.
+#[test]
+fn a_large_get_reuses_a_larger_idle_buffer_before_it_allocates() {
+    let bufs = BufferPool::new().max_bytes(1 << 20);
+    bufs.put(Vec::with_capacity(192 << 10)); // the 192 KiB class
+    let taken = bufs.get(150_000); // the 160 KiB class: empty
+    assert_eq!(taken.capacity(), 192 << 10);
+    drop(taken);
+    let stats = bufs.stats();
+    assert_eq!(
+        (stats.gets, stats.misses, stats.retained),
+        (1, 0, 1),
+        "{stats}"
+    );
+
+    // 192 KiB is more than twice 80,000 bytes: allocate instead.
+    let small = bufs.get(80_000);
+    assert_eq!(small.capacity(), 80 << 10);
+    drop(small);
+    // Below LOCAL_CACHE_MAX_BYTES a class never borrows.
+    bufs.put(Vec::with_capacity(8 << 10));
+    assert_eq!(bufs.get(5000).capacity(), 5 << 10);
+    let stats = bufs.stats();
+    assert_eq!((stats.gets, stats.misses), (3, 2), "{stats}");
+    assert!(stats.is_balanced(), "{stats}");
+}

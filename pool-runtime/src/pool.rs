@@ -594,6 +594,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
         kept
     }
 
+    /// An idle value from the shared tier, counted as a get; `None`, and
+    /// nothing counted, if it has none (`tier::thread::take_idle`).
+    pub(crate) fn take_idle(&self) -> Option<T> {
+        thread::take_idle(self.storage())
+    }
+
     /// Count a get that the caller serves with a value made outside the
     /// pool (a miss).
     pub(crate) fn count_fresh(&self) {

@@ -431,6 +431,16 @@ fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T>
     found
 }
 
+/// A get from the shards alone, for a value that no thread cache keeps
+/// (over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)): counted
+/// as a get if it finds one; nothing is counted if it does not, and the
+/// caller then gets as usual (which counts the get and its miss).
+pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+    let found = from_shards(storage)?;
+    count(storage, Event::Get);
+    Some(found.value)
+}
+
 fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
