@@ -595,9 +595,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 
     /// An idle value from the shared tier, counted as a get; `None`, and
-    /// nothing counted, if it has none (`tier::thread::take_idle`).
+    /// nothing counted, if it has none (`tier::thread::take_idle`). A pool
+    /// not used yet has none, and stays unused (it does not register).
     pub(crate) fn take_idle(&self) -> Option<T> {
-        thread::take_idle(self.storage())
+        thread::take_idle(self.storage.get()?)
     }
 
     /// Count a get that the caller serves with a value made outside the
