@@ -365,3 +365,54 @@ fn a_large_get_reuses_a_larger_idle_buffer_before_it_allocates() {
     assert_eq!((stats.gets, stats.misses), (3, 2), "{stats}");
     assert!(stats.is_balanced(), "{stats}");
 }
+
+#[test]
+fn a_large_get_that_allocates_lets_go_of_an_idle_buffer_it_could_not_use() {
+    let bufs = BufferPool::new().max_bytes(1 << 20);
+    bufs.put(Vec::with_capacity(1 << 20)); // over twice 100,000 bytes
+    bufs.put(Vec::with_capacity(80 << 10)); // under 100,000 bytes
+    let taken = bufs.get(100_000);
+    assert_eq!(taken.capacity(), 112 << 10, "a miss");
+    // The largest idle buffer went first.
+    let stats = bufs.stats();
+    assert_eq!((stats.dropped_idle, stats.retained), (1, 1), "{stats}");
+    drop(taken);
+    assert_eq!(bufs.get(70_000).capacity(), 80 << 10, "still there");
+
+    // Idle small buffers (in thread caches) are not touched.
+    let bufs = BufferPool::new().max_bytes(1 << 20);
+    bufs.put(Vec::with_capacity(4096));
+    drop(bufs.get(100_000));
+    let stats = bufs.stats();
+    assert_eq!((stats.dropped_idle, stats.retained), (0, 2), "{stats}");
+    assert!(stats.is_balanced(), "{stats}");
+}
+
+#[test]
+fn a_thread_cache_keeps_at_most_32_kib_of_a_class() {
+    static BUFS: BufferPool = BufferPool::new();
+    let (a, b) = (BUFS.get(32 << 10), BUFS.get(32 << 10));
+    drop((a, b));
+    // The 32 KiB class's cache on this thread holds one buffer, so the
+    // other went to the shared tier, where another thread finds it.
+    std::thread::spawn(|| drop(BUFS.get(32 << 10)))
+        .join()
+        .unwrap();
+    // A 4 KiB class's cache holds eight.
+    let four: Vec<_> = (0..3).map(|_| BUFS.get(4096)).collect();
+    drop(four);
+    std::thread::spawn(|| drop(BUFS.get(4096))).join().unwrap();
+    let classes = BUFS.class_stats();
+    let misses = |capacity| {
+        classes
+            .iter()
+            .find(|c| c.capacity == capacity)
+            .map(|c| c.stats.misses)
+    };
+    assert_eq!(
+        misses(32 << 10),
+        Some(2),
+        "the other thread's get was a hit"
+    );
+    assert_eq!(misses(4096), Some(4), "the other thread's get was a miss");
+}

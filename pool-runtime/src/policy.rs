@@ -109,6 +109,9 @@ pub(crate) struct Policy {
     /// `max_bytes_auto`: calibrate the cap within `[AUTO_CAP_FLOOR, max_bytes]`.
     pub(crate) auto_cap: bool,
     pub(crate) oversize: Oversize,
+    /// The most values a thread cache keeps: `LOCAL_CACHE_SIZE`, or fewer
+    /// for a `BufferPool` class of large buffers (a byte bound per cache).
+    pub(crate) local_cache_size: usize,
 }
 
 impl Policy {
@@ -118,6 +121,7 @@ impl Policy {
         local_max_bytes: DEFAULT_MAX_BYTES,
         auto_cap: false,
         oversize: Oversize::Drop,
+        local_cache_size: LOCAL_CACHE_SIZE,
     };
 
     /// Set the size cap (the ceiling, for an adaptive cap).
@@ -158,7 +162,7 @@ impl Limits {
         let local_cap = if size_of_value > MAX_CACHED_SIZE {
             0
         } else {
-            LOCAL_CACHE_SIZE.min(max_retained)
+            policy.local_cache_size.min(max_retained)
         };
         // One thread working alone keeps at most `max_retained` values: its
         // cache plus the shards. Each further thread can add one cache.

@@ -601,6 +601,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
         thread::take_idle(self.storage.get()?)
     }
 
+    /// An idle value from the shared tier for the caller to drop, counted
+    /// as `dropped_idle`; `None` if it has none (`tier::thread::evict_idle`).
+    pub(crate) fn evict_idle(&self) -> Option<T> {
+        thread::evict_idle(self.storage.get()?)
+    }
+
     /// Count a get that the caller serves with a value made outside the
     /// pool (a miss).
     pub(crate) fn count_fresh(&self) {
@@ -633,6 +639,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// The size cap, for a container of pools whose setters are `const`.
     pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
         self.policy.set_max_bytes(bytes);
+    }
+
+    /// The most values a thread cache keeps (at most `LOCAL_CACHE_SIZE`),
+    /// for a container of pools whose setters are `const`.
+    pub(crate) const fn set_local_cache_size(&mut self, values: usize) {
+        self.policy.local_cache_size = if values < policy::LOCAL_CACHE_SIZE {
+            values
+        } else {
+            policy::LOCAL_CACHE_SIZE
+        };
     }
 
     /// Count a value that leaves the pool's accounting without being

@@ -441,6 +441,14 @@ pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<
     Some(found.value)
 }
 
+/// An idle value from the shards, let go of: counted as dropped idle (the
+/// caller drops it, outside every lock); `None` if there is none.
+pub(crate) fn evict_idle<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+    let found = from_shards(storage)?;
+    count(storage, Event::DroppedIdle);
+    Some(found.value)
+}
+
 fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
