@@ -15,6 +15,11 @@
 //! rate and what it retained at the end. `scripts/rss_pipeline.py` runs
 //! both modes several times and prints the ratio of the medians.
 
+// The size sequence, shared with `tests/working_set.rs`.
+#[path = "../tests/common/pipeline_sizes.rs"]
+mod pipeline_sizes;
+
+use pipeline_sizes::sizes;
 use poolable::BufferPool;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::sync_channel;
@@ -41,19 +46,6 @@ fn sent(bytes: usize) {
 
 static BUFS: BufferPool = BufferPool::new().max_bytes(MAX).name("pipeline");
 
-/// The request sizes, uniform in `MIN..=MAX`, the same in every run.
-fn sizes() -> impl Iterator<Item = usize> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..MESSAGES).map(move |_| {
-        // xorshift64*
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        MIN + (r % (MAX - MIN + 1) as u64) as usize
-    })
-}
-
 /// The bytes a consumer reads of a buffer (every page, so that each is
 /// touched as a real reader would).
 fn read(buf: &[u8]) -> u64 {
@@ -78,7 +70,7 @@ fn pipeline<B: AsRef<Vec<u8>> + Send + 'static>(
 ) -> u64 {
     let (tx, rx) = sync_channel::<B>(CHANNEL);
     let producer = thread::spawn(move || {
-        for (i, n) in sizes().enumerate() {
+        for (i, n) in sizes(MESSAGES, MIN, MAX).enumerate() {
             let buf = make(n, i as u8);
             sent(n);
             tx.send(buf).unwrap();

@@ -15,9 +15,11 @@
 //! Its own test binary, because it installs a `#[global_allocator]`.
 
 mod common {
+    pub mod pipeline_sizes;
     pub mod process_live_bytes;
 }
 
+use common::pipeline_sizes::sizes;
 use common::process_live_bytes::{live_bytes, reset_peak};
 use poolable::BufferPool;
 use std::collections::VecDeque;
@@ -29,19 +31,6 @@ const MIN: usize = 100;
 const MAX: usize = 1 << 20;
 const STALL_EVERY: usize = 1_000;
 const KEEPING_UP: usize = 2;
-
-/// The request sizes, uniform in `MIN..=MAX`, the same in every run (the
-/// bench's generator).
-fn sizes() -> impl Iterator<Item = usize> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..MESSAGES).map(move |_| {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        let r = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        MIN + (r % (MAX - MIN + 1) as u64) as usize
-    })
-}
 
 /// How many buffers the consumer leaves in flight after buffer `i`.
 fn in_flight(i: usize) -> usize {
@@ -72,7 +61,7 @@ fn pipeline<B: Send + 'static>(make: impl Fn(usize) -> B + Send + 'static) -> is
     });
     let base = live_bytes();
     reset_peak();
-    for (i, n) in sizes().enumerate() {
+    for (i, n) in sizes(MESSAGES, MIN, MAX).enumerate() {
         to_consumer.send((i, make(n))).unwrap();
         turns.recv().unwrap();
     }
