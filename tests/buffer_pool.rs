@@ -369,22 +369,34 @@ fn a_large_get_reuses_a_larger_idle_buffer_before_it_allocates() {
 #[test]
 fn a_large_get_that_allocates_lets_go_of_an_idle_buffer_it_could_not_use() {
     let bufs = BufferPool::new().max_bytes(1 << 20);
-    bufs.put(Vec::with_capacity(1 << 20)); // over twice 100,000 bytes
-    bufs.put(Vec::with_capacity(80 << 10)); // under 100,000 bytes
+    // Seven idle buffers under the window of a 100,000-byte get
+    // (100,000 to 200,000 bytes), and one over it: eight.
+    bufs.put(Vec::with_capacity(1 << 20));
+    for _ in 0..7 {
+        bufs.put(Vec::with_capacity(80 << 10));
+    }
     let taken = bufs.get(100_000);
     assert_eq!(taken.capacity(), 112 << 10, "a miss");
-    // The largest idle buffer went first.
+    // The largest idle buffer went.
     let stats = bufs.stats();
-    assert_eq!((stats.dropped_idle, stats.retained), (1, 1), "{stats}");
+    assert_eq!((stats.dropped_idle, stats.retained), (1, 7), "{stats}");
     drop(taken);
-    assert_eq!(bufs.get(70_000).capacity(), 80 << 10, "still there");
+    assert_eq!(
+        bufs.get(600_000).capacity(),
+        640 << 10,
+        "a miss: it is gone"
+    );
 
-    // Idle small buffers (in thread caches) are not touched.
+    // With fewer than eight idle large buffers, a miss only adds one; idle
+    // small buffers (in thread caches) do not count and are not touched.
     let bufs = BufferPool::new().max_bytes(1 << 20);
     bufs.put(Vec::with_capacity(4096));
+    for _ in 0..7 {
+        bufs.put(Vec::with_capacity(1 << 20));
+    }
     drop(bufs.get(100_000));
     let stats = bufs.stats();
-    assert_eq!((stats.dropped_idle, stats.retained), (0, 2), "{stats}");
+    assert_eq!((stats.dropped_idle, stats.retained), (0, 9), "{stats}");
     assert!(stats.is_balanced(), "{stats}");
 }
 

@@ -601,6 +601,14 @@ impl<T: Reset + Send + 'static> Pool<T> {
         thread::take_idle(self.storage.get()?)
     }
 
+    /// How many idle values the shared tier holds now (it locks each shard
+    /// in turn: for slow paths).
+    pub(crate) fn idle_shared(&self) -> usize {
+        self.storage
+            .get()
+            .map_or(0, |storage| storage.shards.retained().0)
+    }
+
     /// An idle value from the shared tier for the caller to drop, counted
     /// as `dropped_idle`; `None` if it has none (`tier::thread::evict_idle`).
     pub(crate) fn evict_idle(&self) -> Option<T> {
