@@ -50,7 +50,9 @@ pub struct Stats {
     /// [`BufferPool::get`](crate::BufferPool::get) that panicked on a
     /// capacity over `isize::MAX`.
     pub dropped_panic: u64,
-    /// Idle values dropped by decay ([`trim`](crate::Pool::trim)) or [`clear`](crate::Pool::clear).
+    /// Idle values dropped by decay ([`trim`](crate::Pool::trim)) or [`clear`](crate::Pool::clear),
+    /// or, in a [`BufferPool`](crate::BufferPool)'s large classes, let go of by a get that
+    /// had to allocate ([Memory](crate::BufferPool#memory)).
     pub dropped_idle: u64,
     /// Values taken out for good with [`Pooled::into_inner`](crate::Pooled::into_inner).
     pub detached: u64,
