@@ -407,23 +407,26 @@
 //! what is in use (see [its docs](BufferPool#memory)): a thread caches at
 //! most 32 KiB of a class; a get over [`LOCAL_CACHE_MAX_BYTES`] whose class
 //! is empty reuses an idle buffer of a larger class (up to twice the
-//! request); and one that must allocate while eight or more large buffers
-//! are idle lets go of one it could not use, so the large buffers alive are
-//! at most eight more than were ever out at once.
+//! request); and one that must allocate when the large buffers alive (out
+//! and idle) are already eight more than were ever out at once lets an
+//! idle one it could not use go, so there are never more than that.
 //!
 //! `tests/working_set.rs` counts the heap on a fixed schedule (a producer
 //! thread hands 20,000 buffers of 100 B to 1 MiB to a consumer thread; 2 in
-//! flight, with stalls of 8 to 64): its peak is 1.24 times plain
-//! allocation's, at 98.8% hits (1.39 times without the first and last
+//! flight, with stalls of 8 to 64): its peak is 1.26 times plain
+//! allocation's, at 99.2% hits (1.39 times without the first and last
 //! rules). `benches/rss_pipeline.rs` runs the same pipeline through a
 //! 64-deep channel, where the scheduler decides how many are in flight. On
-//! 2 cores (`scripts/rss_pipeline.py`, medians of 11 runs, alternating, a
-//! second apart) plain `Vec`s peak at 11.8 MiB of RSS and the pool at
-//! 14.6-15.2 MiB (1.23-1.28 times), hitting 98% of the time and holding
-//! about 100 buffers at the end; without those two rules, 18.1 MiB (1.58
-//! times) and 190 buffers, 9 in each class under 64 KiB. Where memory
-//! matters more than allocations, bound such a pool with
-//! [`set_retained_budget`] or a lower `max_bytes`, and trim it.
+//! 2 cores, 21 runs of each interleaved a second apart, plain `Vec`s peak
+//! at a median of 10.2 MiB of RSS and the pool at 14.6 MiB (1.43 times),
+//! hitting 99.4% of the time and holding about 105 buffers at the end;
+//! without those two rules, 18.7 MiB (1.83 times) and 190 buffers, 9 in
+//! each class under 64 KiB. `scripts/rss_pipeline.py` runs the comparison
+//! on the current build (plain against pool, medians), and its figures
+//! swing by a few MiB from one invocation to the next, plain's most (9.2 to
+//! 11.8 MiB of median). Where memory matters more than allocations, bound
+//! such a pool with [`set_retained_budget`] or a lower `max_bytes`, and
+//! trim it.
 //!
 //! # Pooling nested data
 //!

@@ -370,7 +370,8 @@ fn a_large_get_reuses_a_larger_idle_buffer_before_it_allocates() {
 fn a_large_get_that_allocates_lets_go_of_an_idle_buffer_it_could_not_use() {
     let bufs = BufferPool::new().max_bytes(1 << 20);
     // Seven idle buffers under the window of a 100,000-byte get
-    // (100,000 to 200,000 bytes), and one over it: eight.
+    // (100,000 to 200,000 bytes), and one over it: with the get's own, nine
+    // alive, eight more than the most out at once (one).
     bufs.put(Vec::with_capacity(1 << 20));
     for _ in 0..7 {
         bufs.put(Vec::with_capacity(80 << 10));
@@ -387,8 +388,8 @@ fn a_large_get_that_allocates_lets_go_of_an_idle_buffer_it_could_not_use() {
         "a miss: it is gone"
     );
 
-    // With fewer than eight idle large buffers, a miss only adds one; idle
-    // small buffers (in thread caches) do not count and are not touched.
+    // Seven idle and one out: a miss only adds one. Idle small buffers (in
+    // thread caches) do not count and are not touched.
     let bufs = BufferPool::new().max_bytes(1 << 20);
     bufs.put(Vec::with_capacity(4096));
     for _ in 0..7 {
@@ -427,4 +428,41 @@ fn a_thread_cache_keeps_at_most_32_kib_of_a_class() {
         "the other thread's get was a hit"
     );
     assert_eq!(misses(4096), Some(4), "the other thread's get was a miss");
+}
+
+#[test]
+fn large_buffers_from_four_threads_keep_the_books_balanced_and_stay_near_the_most_out() {
+    const THREADS: usize = 4;
+    const HELD: usize = 12;
+    static BUFS: BufferPool = BufferPool::new().max_bytes(1 << 20);
+    std::thread::scope(|scope| {
+        for seed in 1..=THREADS as u64 {
+            scope.spawn(move || {
+                let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mut held = std::collections::VecDeque::new();
+                for i in 0..2_000 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let n = (64 << 10) + (state % (960 << 10)) as usize;
+                    held.push_back(BUFS.get(n));
+                    // Hold 1 to HELD buffers, more at times.
+                    while held.len() > 1 + (i / 100 % HELD) {
+                        held.pop_front();
+                    }
+                }
+            });
+        }
+    });
+    let stats = BUFS.stats();
+    assert!(stats.is_balanced(), "{stats}");
+    assert_eq!(stats.gets, (THREADS * 2_000) as u64, "{stats}");
+    // At most HELD out per thread at once, plus the eight idle ones a miss
+    // leaves alone, plus one per thread for misses that raced.
+    let bound = THREADS * HELD + 8 + THREADS;
+    assert!(
+        stats.retained <= bound,
+        "{} retained, bound {bound}: {stats}",
+        stats.retained
+    );
 }

@@ -19,7 +19,7 @@ use crate::stats::{Event, Stats};
 use core::fmt;
 // Plain std atomics, under loom too: they are counters that order nothing,
 // and the array of them is built in a `const fn` (loom's are not `const`).
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 /// log2 of the largest power-of-two class (4 KiB): above it, each doubling
 /// has [`STEPS`] classes. Below it a class is twice the one below, which
@@ -44,14 +44,13 @@ const TOP_RUNG: u32 = floor_rung(isize::MAX as usize);
 /// is one class).
 const MAX_CLASSES: usize = 1 + 40 * STEPS as usize;
 
-/// How many idle large buffers (over [`LOCAL_CACHE_MAX_BYTES`]) a get that
-/// allocates leaves alone, whatever their classes: below this many, a
-/// miss adds a buffer; from it, it also lets go of one it could not use.
-/// Fewer idle buffers than this, of sizes spread over a doubling or more,
-/// miss too often: with every miss letting one go (no floor), the pipeline
-/// of `benches/rss_pipeline.rs` hit 80-99% of the time, run to run; with
-/// eight, 95-99%.
-const KEEP_IDLE_LARGE: usize = 8;
+/// How many more large buffers (over [`LOCAL_CACHE_MAX_BYTES`]) than were
+/// ever out at once a `BufferPool` keeps alive: a get that must allocate
+/// past this lets an idle one go. A few idle buffers of sizes spread over a
+/// doubling or more miss too often: with no such margin (every miss
+/// letting one go), the pipeline of `benches/rss_pipeline.rs` hit 80-99%
+/// of the time, run to run.
+const KEEP_IDLE_LARGE: u64 = 8;
 
 /// What one thread's cache of one class keeps at most, in bytes of buffer
 /// capacity (and at least one buffer, at most `LOCAL_CACHE_SIZE`): eight
@@ -128,21 +127,24 @@ const REUSE_UP_TO: (usize, usize) = (2, 1);
 ///   [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES) (whose
 ///   buffers only the shared tier keeps) whose class has no idle buffer
 ///   takes one of a larger class, up to twice the request.
-/// - **A large get that allocates lets go of one it could not use.** If
-///   none fits and the classes over `LOCAL_CACHE_MAX_BYTES` hold eight
-///   idle buffers or more, it also drops one idle buffer outside that
-///   range (the largest first, which the allocator can carve the new one
-///   from), counted as `dropped_idle`. So the large buffers alive are at
-///   most eight more than were ever out at once, whatever their classes,
-///   and their sizes follow the requests.
+/// - **A large get that allocates lets go of one it could not use.** A
+///   `BufferPool` counts the large buffers out and the most out at once. If
+///   none fits and the large buffers alive (out and idle) are already eight
+///   more than were ever out at once, the get also drops one idle buffer
+///   outside that range (the largest first, which the allocator can carve
+///   the new one from), counted as `dropped_idle`. So the large buffers
+///   alive are at most eight more than were ever out at once, whatever
+///   their classes, and their sizes follow the requests; below that, a
+///   miss adds a buffer and nothing churns.
 ///
 /// `tests/working_set.rs` counts it on a fixed schedule (a producer and a
 /// consumer thread, 20,000 buffers of 100 B to 1 MiB, 2 in flight with
-/// stalls of 8 to 64): the heap's peak is 1.24 times plain allocation's,
-/// at 98.8% hits, against 1.39 times without the first and last rules.
+/// stalls of 8 to 64): the heap's peak is 1.26 times plain allocation's,
+/// at 99.2% hits, against 1.39 times without the first and last rules.
 /// `benches/rss_pipeline.rs` (the same pipeline through a 64-deep channel,
-/// peak RSS, medians of 11 runs on 2 cores) gives 1.23-1.28 times, at 98%
-/// hits, against 1.58 times without them.
+/// peak RSS, 21 runs of each, interleaved a second apart on 2 cores) gives
+/// medians of 14.6 MiB against plain's 10.2 MiB (1.43 times), at 99.4%
+/// hits, against 18.7 MiB (1.83 times) without them.
 ///
 /// [`class_stats`](BufferPool::class_stats) reports the waste per class:
 /// the layout's bound ([`ClassStats::smallest_request`] against
@@ -168,6 +170,10 @@ pub struct BufferPool {
     classes: [Pool<Vec<u8>>; MAX_CLASSES],
     /// What each class's allocations asked for and got.
     allocated: [Allocated; MAX_CLASSES],
+    /// Large buffers (over [`LOCAL_CACHE_MAX_BYTES`]) out now, and the most
+    /// out at once: lent by a get, back by a guard's return (see
+    /// [Memory](BufferPool#memory)).
+    large: Large,
     /// The rung of the smallest class.
     min_rung: u32,
     /// The capacity of the smallest class.
@@ -250,6 +256,43 @@ impl Allocated {
     }
 }
 
+/// The large buffers a `BufferPool` has lent: counted by a get over
+/// [`LOCAL_CACHE_MAX_BYTES`] and by the return of a buffer over it, so off
+/// the path of small buffers. Signed: a buffer that grew past
+/// `LOCAL_CACHE_MAX_BYTES` in use comes back as a large one it was not
+/// lent as, and one taken out for good never comes back; a read counts
+/// below zero as zero.
+struct Large {
+    out: AtomicI64,
+    most_out: AtomicU64,
+}
+
+impl Large {
+    const fn new() -> Self {
+        Large {
+            out: AtomicI64::new(0),
+            most_out: AtomicU64::new(0),
+        }
+    }
+
+    fn lend(&self) {
+        let out = self.out.fetch_add(1, Relaxed).saturating_add(1);
+        self.most_out.fetch_max(out.max(0) as u64, Relaxed);
+    }
+
+    fn back(&self) {
+        self.out.fetch_sub(1, Relaxed);
+    }
+
+    /// Out now and the most out at once.
+    fn counts(&self) -> (u64, u64) {
+        (
+            self.out.load(Relaxed).max(0) as u64,
+            self.most_out.load(Relaxed),
+        )
+    }
+}
+
 impl BufferPool {
     /// Classes of 64 bytes to 64 KiB (23 classes: 64 B to 4 KiB by powers of
     /// two, then four per doubling).
@@ -258,6 +301,7 @@ impl BufferPool {
         BufferPool {
             classes: [const { Pool::new() }; MAX_CLASSES],
             allocated: [const { Allocated::new() }; MAX_CLASSES],
+            large: Large::new(),
             min_rung: 0,
             min_capacity: 0,
             len: 0,
@@ -422,10 +466,10 @@ impl BufferPool {
         let class = self.class_to_take(min_capacity);
         match class {
             Some(class) => {
-                if self.class_capacity(class) <= LOCAL_CACHE_MAX_BYTES
-                    || !self.take_larger(class, min_capacity, slot)
-                {
+                if self.class_capacity(class) <= LOCAL_CACHE_MAX_BYTES {
                     self.classes[class].take_into(slot);
+                } else {
+                    self.take_large(class, min_capacity, slot);
                 }
                 // A buffer kept in a class holds the class's capacity, so
                 // one that holds less than the request (or than the
@@ -443,14 +487,23 @@ impl BufferPool {
         guard
     }
 
-    /// A get of `requested` bytes from a class over
-    /// [`LOCAL_CACHE_MAX_BYTES`], whose buffers only the shared tier keeps:
-    /// an idle buffer of the class, else of the next classes up to
-    /// [`REUSE_UP_TO`] times the request, into `slot`; false if there is
-    /// none (nothing is counted then, and one idle buffer outside that
-    /// range is let go of: see [Memory](BufferPool#memory)).
+    /// A get of `requested` bytes from `class`, over
+    /// [`LOCAL_CACHE_MAX_BYTES`] (whose buffers only the shared tier keeps),
+    /// counted as lent: an idle buffer that fits ([`take_larger`](Self::take_larger)),
+    /// else the class's own get (a miss, as a rule).
     #[cold]
     #[inline(never)]
+    fn take_large(&self, class: usize, requested: usize, slot: &mut Option<Vec<u8>>) {
+        self.large.lend();
+        if !self.take_larger(class, requested, slot) {
+            self.classes[class].take_into(slot);
+        }
+    }
+
+    /// An idle buffer of `class`, else of the next classes up to
+    /// [`REUSE_UP_TO`] times `requested`, into `slot`, counted as a get;
+    /// false, with nothing counted, if there is none (and then one idle
+    /// buffer it could not use may be let go of: [`evict_outside`](Self::evict_outside)).
     fn take_larger(&self, class: usize, requested: usize, slot: &mut Option<Vec<u8>>) -> bool {
         let limit = requested.saturating_mul(REUSE_UP_TO.0) / REUSE_UP_TO.1;
         for larger in class..self.len {
@@ -466,21 +519,22 @@ impl BufferPool {
         false
     }
 
-    /// Before a large get of `class` allocates: if the large classes hold
-    /// [`KEEP_IDLE_LARGE`] idle buffers or more, drop one it could not use,
-    /// the largest over `limit` first, then the smallest below `class`. The
-    /// large buffers alive then number at most `KEEP_IDLE_LARGE` more than
-    /// were ever out at once.
+    /// Before a large get of `class` allocates: if the large buffers alive
+    /// (out, this one included, and idle) are already [`KEEP_IDLE_LARGE`]
+    /// more than were ever out at once, drop an idle one it could not use,
+    /// the largest over `limit` first, then the smallest below `class`. So
+    /// the allocation replaces a buffer rather than adds one.
     #[cold]
     #[inline(never)]
     fn evict_outside(&self, class: usize, limit: usize) {
         let first_large = self
             .class_to_take(LOCAL_CACHE_MAX_BYTES + 1)
             .unwrap_or(self.len);
-        let idle: usize = (first_large..self.len)
-            .map(|c| self.classes[c].idle_shared())
+        let idle: u64 = (first_large..self.len)
+            .map(|c| self.classes[c].idle_shared() as u64)
             .sum();
-        if idle < KEEP_IDLE_LARGE {
+        let (out, most_out) = self.large.counts();
+        if out + idle < most_out + KEEP_IDLE_LARGE {
             return;
         }
         let candidates = (class + 1..self.len)
@@ -520,6 +574,9 @@ impl BufferPool {
     #[inline(never)]
     fn fresh(&self, slot: &mut Option<Vec<u8>>, min_capacity: usize) {
         self.classes[self.len - 1].count_fresh();
+        if min_capacity > LOCAL_CACHE_MAX_BYTES {
+            self.large.lend();
+        }
         slot.insert(Vec::new()).reserve_exact(min_capacity);
     }
 
@@ -649,7 +706,11 @@ impl sealed::Home<Vec<u8>> for &BufferPool {
     #[inline]
     fn put_from(&self, slot: &mut Option<Vec<u8>>) {
         if let Some(buf) = slot {
-            self.home(buf.capacity()).put_from(slot);
+            let capacity = buf.capacity();
+            if capacity > LOCAL_CACHE_MAX_BYTES {
+                self.large.back();
+            }
+            self.home(capacity).put_from(slot);
         }
     }
 
