@@ -408,8 +408,10 @@
 //! most 32 KiB of a class; a get over [`LOCAL_CACHE_MAX_BYTES`] whose class
 //! is empty reuses an idle buffer of a larger class (up to twice the
 //! request); and one that must allocate when the large buffers alive (out
-//! and idle) are already eight more than were ever out at once lets an
-//! idle one it could not use go, so there are never more than that.
+//! and idle) are already a margin more than were ever out at once lets an
+//! idle one it could not use go, so there are never more than that. The
+//! margin starts at eight and doubles, up to 64, while misses keep letting
+//! buffers go.
 //!
 //! `tests/working_set.rs` counts the heap on a fixed schedule (a producer
 //! thread hands 20,000 buffers of 100 B to 1 MiB to a consumer thread; 2 in
@@ -418,10 +420,10 @@
 //! rules). `benches/rss_pipeline.rs` runs the same pipeline through a
 //! 64-deep channel, where the scheduler decides how many are in flight. On
 //! 2 cores, 21 runs of each interleaved a second apart, plain `Vec`s peak
-//! at a median of 10.2 MiB of RSS and the pool at 14.6 MiB (1.43 times),
-//! hitting 99.4% of the time and holding about 105 buffers at the end;
-//! without those two rules, 18.7 MiB (1.83 times) and 190 buffers, 9 in
-//! each class under 64 KiB. `scripts/rss_pipeline.py` runs the comparison
+//! at a median of 10.2 MiB of RSS and the pool at 14.6-14.7 MiB (1.43-1.44
+//! times, in two such comparisons), hitting 99.4% of the time and holding
+//! about 105 buffers at the end; without those two rules, 16.7-18.7 MiB
+//! (1.64-1.83 times) and 190 buffers, 9 in each class under 64 KiB. `scripts/rss_pipeline.py` runs the comparison
 //! on the current build (plain against pool, medians), and its figures
 //! swing by a few MiB from one invocation to the next, plain's most (9.2 to
 //! 11.8 MiB of median). Where memory matters more than allocations, bound

@@ -45,12 +45,21 @@ const TOP_RUNG: u32 = floor_rung(isize::MAX as usize);
 const MAX_CLASSES: usize = 1 + 40 * STEPS as usize;
 
 /// How many more large buffers (over [`LOCAL_CACHE_MAX_BYTES`]) than were
-/// ever out at once a `BufferPool` keeps alive: a get that must allocate
-/// past this lets an idle one go. A few idle buffers of sizes spread over a
-/// doubling or more miss too often: with no such margin (every miss
-/// letting one go), the pipeline of `benches/rss_pipeline.rs` hit 80-99%
-/// of the time, run to run.
+/// ever out at once a `BufferPool` keeps alive at first: a get that must
+/// allocate past this lets an idle one go. A few idle buffers of sizes
+/// spread over a doubling or more miss too often: with no such margin
+/// (every miss letting one go), the pipeline of `benches/rss_pipeline.rs`
+/// hit 80-99% of the time, run to run; with a fixed margin of eight, four
+/// threads holding 1 to 12 buffers each (`tests/buffer_pool.rs`) hit 94%,
+/// hence the growth ([`MAX_KEEP_IDLE_LARGE`]).
 const KEEP_IDLE_LARGE: u64 = 8;
+
+/// The most the margin of [`KEEP_IDLE_LARGE`] grows to, doubling, for a mix
+/// of sizes that misses with fewer idle buffers.
+const MAX_KEEP_IDLE_LARGE: u64 = 64;
+
+/// Large gets between two looks at how many buffers the margin let go of.
+const LARGE_WINDOW: u64 = 256;
 
 /// What one thread's cache of one class keeps at most, in bytes of buffer
 /// capacity (and at least one buffer, at most `LOCAL_CACHE_SIZE`): eight
@@ -124,18 +133,21 @@ const REUSE_UP_TO: (usize, usize) = (2, 1);
 ///   32 KiB up), not eight buffers whatever their size; the rest goes to
 ///   the shared tier, where any thread finds it.
 /// - **Large classes reuse larger buffers.** A get over
-///   [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES) (whose
-///   buffers only the shared tier keeps) whose class has no idle buffer
-///   takes one of a larger class, up to twice the request.
+///   [`LOCAL_CACHE_MAX_BYTES`] (whose buffers only the shared tier keeps)
+///   whose class has no idle buffer takes one of a larger class, up to
+///   twice the request.
 /// - **A large get that allocates lets go of one it could not use.** A
 ///   `BufferPool` counts the large buffers out and the most out at once. If
-///   none fits and the large buffers alive (out and idle) are already eight
-///   more than were ever out at once, the get also drops one idle buffer
-///   outside that range (the largest first, which the allocator can carve
-///   the new one from), counted as `dropped_idle`. So the large buffers
-///   alive are at most eight more than were ever out at once, whatever
-///   their classes, and their sizes follow the requests; below that, a
-///   miss adds a buffer and nothing churns.
+///   none fits and the large buffers alive (out and idle) are already a
+///   margin more than were ever out at once, the get also drops one idle
+///   buffer outside that range (the largest first, which the allocator can
+///   carve the new one from), counted as `dropped_idle`. The margin starts
+///   at eight and doubles, up to 64, whenever more than one large get in 64
+///   lets a buffer go: a mix of sizes that needs more idle buffers to hit
+///   gets them, instead of trading one buffer for another at each miss. So
+///   the large buffers alive are at most the margin more than were ever
+///   out at once, whatever their classes, and their sizes follow the
+///   requests.
 ///
 /// `tests/working_set.rs` counts it on a fixed schedule (a producer and a
 /// consumer thread, 20,000 buffers of 100 B to 1 MiB, 2 in flight with
@@ -143,8 +155,8 @@ const REUSE_UP_TO: (usize, usize) = (2, 1);
 /// at 99.2% hits, against 1.39 times without the first and last rules.
 /// `benches/rss_pipeline.rs` (the same pipeline through a 64-deep channel,
 /// peak RSS, 21 runs of each, interleaved a second apart on 2 cores) gives
-/// medians of 14.6 MiB against plain's 10.2 MiB (1.43 times), at 99.4%
-/// hits, against 18.7 MiB (1.83 times) without them.
+/// medians of 14.6-14.7 MiB against plain's 10.2 MiB (1.43-1.44 times), at
+/// 99.4% hits, against 16.7-18.7 MiB (1.64-1.83 times) without them.
 ///
 /// [`class_stats`](BufferPool::class_stats) reports the waste per class:
 /// the layout's bound ([`ClassStats::smallest_request`] against
@@ -265,6 +277,12 @@ impl Allocated {
 struct Large {
     out: AtomicI64,
     most_out: AtomicU64,
+    /// How many more than `most_out` may be alive: [`KEEP_IDLE_LARGE`],
+    /// doubled (up to [`MAX_KEEP_IDLE_LARGE`]) by each window of
+    /// [`LARGE_WINDOW`] lends that let more than a 64th as many go.
+    margin: AtomicU64,
+    lends: AtomicU64,
+    let_go: AtomicU64,
 }
 
 impl Large {
@@ -272,23 +290,42 @@ impl Large {
         Large {
             out: AtomicI64::new(0),
             most_out: AtomicU64::new(0),
+            margin: AtomicU64::new(KEEP_IDLE_LARGE),
+            lends: AtomicU64::new(0),
+            let_go: AtomicU64::new(0),
         }
     }
 
     fn lend(&self) {
         let out = self.out.fetch_add(1, Relaxed).saturating_add(1);
         self.most_out.fetch_max(out.max(0) as u64, Relaxed);
+        if self.lends.fetch_add(1, Relaxed).wrapping_add(1) % LARGE_WINDOW == 0 {
+            // The sizes asked for need more idle buffers than the margin
+            // keeps: each miss lets one go that a later get would have
+            // used. Keep more.
+            if self.let_go.swap(0, Relaxed) * 64 > LARGE_WINDOW {
+                let margin = self.margin.load(Relaxed);
+                self.margin
+                    .store((margin * 2).min(MAX_KEEP_IDLE_LARGE), Relaxed);
+            }
+        }
+    }
+
+    /// A buffer let go of before an allocation.
+    fn let_go(&self) {
+        self.let_go.fetch_add(1, Relaxed);
     }
 
     fn back(&self) {
         self.out.fetch_sub(1, Relaxed);
     }
 
-    /// Out now and the most out at once.
+    /// Out now, and the most that may be alive: the most out at once and
+    /// the margin.
     fn counts(&self) -> (u64, u64) {
         (
             self.out.load(Relaxed).max(0) as u64,
-            self.most_out.load(Relaxed),
+            self.most_out.load(Relaxed) + self.margin.load(Relaxed),
         )
     }
 }
@@ -520,8 +557,8 @@ impl BufferPool {
     }
 
     /// Before a large get of `class` allocates: if the large buffers alive
-    /// (out, this one included, and idle) are already [`KEEP_IDLE_LARGE`]
-    /// more than were ever out at once, drop an idle one it could not use,
+    /// (out, this one included, and idle) are already the margin (see
+    /// [`Large`]) more than were ever out at once, drop an idle one it could not use,
     /// the largest over `limit` first, then the smallest below `class`. So
     /// the allocation replaces a buffer rather than adds one.
     #[cold]
@@ -533,8 +570,8 @@ impl BufferPool {
         let idle: u64 = (first_large..self.len)
             .map(|c| self.classes[c].idle_shared() as u64)
             .sum();
-        let (out, most_out) = self.large.counts();
-        if out + idle < most_out + KEEP_IDLE_LARGE {
+        let (out, most_alive) = self.large.counts();
+        if out + idle < most_alive {
             return;
         }
         let candidates = (class + 1..self.len)
@@ -543,6 +580,7 @@ impl BufferPool {
             .chain(first_large..class);
         for c in candidates {
             if let Some(buf) = self.classes[c].evict_idle() {
+                self.large.let_go();
                 drop(buf);
                 return;
             }
