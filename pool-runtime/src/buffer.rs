@@ -547,7 +547,7 @@ impl BufferPool {
             if larger > class && self.class_capacity(larger) > limit {
                 break;
             }
-            if let Some(buf) = self.classes[larger].take_idle() {
+            if let Some(buf) = self.classes[larger].take_idle(Event::Get) {
                 *slot = Some(buf);
                 return true;
             }
@@ -579,7 +579,7 @@ impl BufferPool {
             .filter(|&c| self.class_capacity(c) > limit)
             .chain(first_large..class);
         for c in candidates {
-            if let Some(buf) = self.classes[c].evict_idle() {
+            if let Some(buf) = self.classes[c].take_idle(Event::DroppedIdle) {
                 self.large.let_go();
                 drop(buf);
                 return;

@@ -594,11 +594,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
         kept
     }
 
-    /// An idle value from the shared tier, counted as a get; `None`, and
-    /// nothing counted, if it has none (`tier::thread::take_idle`). A pool
-    /// not used yet has none, and stays unused (it does not register).
-    pub(crate) fn take_idle(&self) -> Option<T> {
-        thread::take_idle(self.storage.get()?)
+    /// An idle value from the shared tier, counted as `event` (a get, or
+    /// `DroppedIdle` for one the caller lets go of); `None`, and nothing
+    /// counted, if it has none (`tier::thread::take_idle`). A pool not used
+    /// yet has none, and stays unused (it does not register).
+    pub(crate) fn take_idle(&self, event: Event) -> Option<T> {
+        thread::take_idle(self.storage.get()?, event)
     }
 
     /// How many idle values the shared tier holds now (it locks each shard
@@ -607,12 +608,6 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self.storage
             .get()
             .map_or(0, |storage| storage.shards.retained().0)
-    }
-
-    /// An idle value from the shared tier for the caller to drop, counted
-    /// as `dropped_idle`; `None` if it has none (`tier::thread::evict_idle`).
-    pub(crate) fn evict_idle(&self) -> Option<T> {
-        thread::evict_idle(self.storage.get()?)
     }
 
     /// Count a get that the caller serves with a value made outside the

@@ -431,21 +431,15 @@ fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T>
     found
 }
 
-/// A get from the shards alone, for a value that no thread cache keeps
-/// (over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)): counted
-/// as a get if it finds one; nothing is counted if it does not, and the
-/// caller then gets as usual (which counts the get and its miss).
-pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+/// An idle value from the shards alone, counted as `event` if there is
+/// one; nothing is counted if there is none. For values that no thread
+/// cache keeps (over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)):
+/// a get ([`Event::Get`]; the caller gets as usual if it finds none, which
+/// counts the get and its miss), or one the caller lets go of
+/// ([`Event::DroppedIdle`], dropped outside every lock).
+pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) -> Option<T> {
     let found = from_shards(storage)?;
-    count(storage, Event::Get);
-    Some(found.value)
-}
-
-/// An idle value from the shards, let go of: counted as dropped idle (the
-/// caller drops it, outside every lock); `None` if there is none.
-pub(crate) fn evict_idle<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
-    let found = from_shards(storage)?;
-    count(storage, Event::DroppedIdle);
+    count(storage, event);
     Some(found.value)
 }
 
