@@ -707,8 +707,27 @@ mod shim {
             true
         }
     }
+    /// What the derive's code names in the crate's `__private`, for the
+    /// one-field structs of this test: the fields its own `Reset` resets,
+    /// as a tuple (`poolable`'s take any number).
     pub mod __private {
-        pub use poolable::__private::shrink_level;
+        use super::Reset;
+        pub use poolable::__private::Checked;
+        pub fn reset<T: Reset>(fields: (&mut T,)) {
+            fields.0.reset();
+        }
+        pub fn heap_bytes<T: Reset>(fields: (&T,)) -> usize {
+            fields.0.heap_bytes()
+        }
+        pub fn used_bytes<T: Reset>(fields: (&T,)) -> usize {
+            fields.0.used_bytes()
+        }
+        pub fn is_reset<T: Reset>(fields: (&T,)) -> bool {
+            fields.0.is_reset()
+        }
+        pub fn shrink_heap<T: Reset>(_total: usize, fields: (&mut T,), max_bytes: usize) {
+            fields.0.shrink_heap(max_bytes);
+        }
     }
     impl Reset for String {
         fn reset(&mut self) {
@@ -881,4 +900,53 @@ fn phantom_data_adds_no_reset_bound() {
     assert!(t.bytes.is_empty());
     Tagged::<Meters>::pool().get().bytes.push(2);
     assert_eq!(Tagged::<Meters>::pool().stats().puts, 1);
+}
+
+// ---------------------------------------------------------------- many fields
+
+/// Fourteen fields: the derive passes them to the runtime as nested tuples
+/// (a tuple there holds twelve), and every method still sees each field.
+#[derive(Reset, Default)]
+struct Fourteen {
+    a: Vec<u8>,
+    b: String,
+    c: u32,
+    d: Vec<u8>,
+    e: Option<u8>,
+    f: bool,
+    g: Vec<u16>,
+    h: String,
+    i: u64,
+    j: Vec<u8>,
+    k: String,
+    l: i8,
+    m: Vec<u8>,
+    n: String,
+}
+
+#[test]
+fn fourteen_fields_are_each_reset_measured_and_shrunk() {
+    let mut v = Fourteen {
+        a: vec![1; 10],
+        c: 3,
+        l: -1,
+        m: Vec::with_capacity(4096),
+        n: "last".repeat(100),
+        ..Default::default()
+    };
+    v.m.push(9);
+    assert!(!v.is_reset());
+    assert_eq!(v.used_bytes(), 10 + 1 + 400);
+    v.reset();
+    assert!(v.is_reset());
+    assert!(v.a.is_empty() && v.c == 0 && v.l == 0 && v.m.is_empty() && v.n.is_empty());
+    assert_eq!(
+        v.heap_bytes(),
+        v.a.capacity() + v.m.capacity() + v.n.capacity()
+    );
+    // The two fields past the twelfth are the large ones: both are cut to one
+    // level, the small first field keeps its buffer.
+    v.shrink_heap(1_000);
+    assert!(v.heap_bytes() <= 1_000, "{}", v.heap_bytes());
+    assert_eq!(v.a.capacity(), 10);
 }

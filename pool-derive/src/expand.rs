@@ -19,7 +19,17 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     errors.finish()?;
     let krate = cont.attrs.crate_path();
 
-    let reset = reset_impl(&cont, &krate);
+    // A struct without generic parameters (lifetimes included) has its
+    // fields checked in one constant, and its `Reset` impl calls the
+    // fields' impls through one tuple (`compact_reset_impl`); a generic one
+    // names each field's type in each method (`reset_impl`).
+    let reset = if cont.generics.params.is_empty() {
+        let check = fields_check(&cont, derive, &krate);
+        let reset = compact_reset_impl(&cont, &krate);
+        quote!(#check #reset)
+    } else {
+        reset_impl(&cont, &krate)
+    };
     let wipe_on_drop = drop_impl(&cont, &krate);
     let poolable = match derive {
         Derive::Poolable => poolable_impl(&cont, &krate),
@@ -34,6 +44,190 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
             #poolable
         };
     })
+}
+
+/// A field that its type's own `Reset` impl resets, measures and checks,
+/// with no rule or measure of its own: the fields `compact_reset_impl`
+/// passes as one tuple (`max_capacity` and `zeroize` add statements around
+/// it).
+fn is_plain(field: &Field<'_>) -> bool {
+    matches!(field.attrs.rule, Rule::Reset)
+        && field.attrs.heap_bytes.get().is_none()
+        && field.attrs.check.get().is_none()
+}
+
+/// `(&mut self.a, &mut self.b)` (or `&self.a`...) for the plain fields,
+/// nested by twelve (the runtime's tuples stop there); `None` if there are
+/// none.
+fn fields_tuple(cont: &Container<'_>, by: &TokenStream) -> Option<TokenStream> {
+    let refs: Vec<TokenStream> = cont
+        .fields
+        .iter()
+        .filter(|field| is_plain(field))
+        .map(|field| {
+            let member = &field.member;
+            quote!(#by this.#member)
+        })
+        .collect();
+    fn nest(refs: &[TokenStream]) -> TokenStream {
+        if refs.len() <= 12 {
+            return quote!((#(#refs,)*));
+        }
+        let chunks = refs.chunks(12).map(nest);
+        quote!((#(#chunks,)*))
+    }
+    (!refs.is_empty()).then(|| nest(&refs))
+}
+
+/// The `Reset` impl of a struct without generic parameters: the plain
+/// fields through one tuple (`__private::reset((&mut this.a, ..))`), the
+/// others field by field. Each method first names `self` as `this`, of
+/// type `__PoolableChecked<Struct>` (`fields_check`), so when a field fails
+/// its check the method adds no error of its own. (The impl's self type
+/// cannot be named so: the check asks which types have a `Reset` impl,
+/// and so needs every impl's self type first.)
+fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+    let ident = cont.ident;
+    let alias = checked_alias(Span::call_site());
+    let checked = quote!(#alias<#ident>);
+    let private = quote!(#krate::__private);
+    let others: Vec<&Field<'_>> = cont.fields.iter().filter(|f| !is_plain(f)).collect();
+    let wipes = cont
+        .fields
+        .iter()
+        .filter_map(|field| wipe_field(field, krate));
+    let fields_mut = fields_tuple(cont, &quote!(&mut));
+    let fields = fields_tuple(cont, &quote!(&));
+    let reset_plain = fields_mut
+        .as_ref()
+        .map(|fields| quote!(#private::reset(#fields);));
+    let resets = cont.fields.iter().map(|field| {
+        let shrink = shrink_to(field, krate);
+        if is_plain(field) {
+            quote!(#shrink)
+        } else {
+            let rule = reset_rule(field, krate);
+            quote!(#rule #shrink)
+        }
+    });
+    let start = |f: &str, zero: TokenStream| match &fields {
+        Some(fields) => {
+            let f = Ident::new(f, Span::call_site());
+            quote!(#private::#f(#fields))
+        }
+        None => zero,
+    };
+    let heap_bytes = start("heap_bytes", quote!(0usize));
+    let used_bytes = start("used_bytes", quote!(0usize));
+    let is_reset = start("is_reset", quote!(true));
+    let sizes = others
+        .iter()
+        .filter_map(|field| field_heap_bytes(field, krate));
+    let used = others
+        .iter()
+        .filter_map(|field| field_used_bytes(field, krate));
+    let checks = others
+        .iter()
+        .filter_map(|field| field_is_reset(field, krate));
+    // One level for every field reset by its own impl: through the tuple
+    // when those are all plain, else field by field (`shrink_heap`).
+    let shrink = match &fields_mut {
+        Some(fields) if others.iter().all(|f| !matches!(f.attrs.rule, Rule::Reset)) => quote! {
+            #[inline]
+            fn shrink_heap(&mut self, max_bytes: usize) {
+                let total = #krate::Reset::heap_bytes(self);
+                let this: &mut #checked = self;
+                #private::shrink_heap(total, #fields, max_bytes)
+            }
+        },
+        _ => shrink_heap(cont, krate, &checked),
+    };
+    quote! {
+        #[automatically_derived]
+        #[diagnostic::do_not_recommend]
+        impl #krate::Reset for #ident {
+            #[inline]
+            fn reset(&mut self) {
+                let this: &mut #checked = self;
+                #(#wipes)*
+                #reset_plain
+                #(#resets)*
+            }
+
+            #[inline]
+            fn heap_bytes(&self) -> usize {
+                let this: &#checked = self;
+                #heap_bytes #(.saturating_add(#sizes))*
+            }
+
+            #[inline]
+            fn is_reset(&self) -> bool {
+                let this: &#checked = self;
+                #is_reset #(&& #checks)*
+            }
+
+            #[inline]
+            fn used_bytes(&self) -> usize {
+                let this: &#checked = self;
+                #used_bytes #(.saturating_add(#used))*
+            }
+
+            #shrink
+        }
+    }
+}
+
+/// The fields' checks of a struct without generic parameters, each spanned
+/// on its field's type, so a field that fails one is one error, there:
+/// every field reset by its own impl has a `Reset` impl, and, for
+/// `#[derive(Poolable)]`, every field is `Send`. The `__PoolableChecked`
+/// alias names types through the result: when a check fails, the alias is
+/// an error type, and so is every type named through it (the `Reset`
+/// impl's self type, the pool's), which rustc then reports nothing more
+/// about. A `!Send` field is not also reported for a missing `Reset` (its
+/// type is named through the `Send` check's alias there).
+fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {
+    let alias = checked_alias(Span::call_site());
+    let private = quote!(#krate::__private);
+    let sent = matches!(derive, Derive::Poolable).then(|| {
+        let checks = cont
+            .fields
+            .iter()
+            .map(|Field { ty, span, .. }| quote_spanned!(*span=> <#ty as #private::SendField>::OK));
+        quote! {
+            const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
+            type __PoolableSent<T> = <T as #private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
+        }
+    });
+    let resets = cont
+        .fields
+        .iter()
+        .filter(|field| matches!(field.attrs.rule, Rule::Reset))
+        .map(|field| {
+            // Spanned from the type's first token to its last, so the error
+            // underlines the whole type (see `checked_ty`).
+            let ty = field.ty;
+            let (open, close) = (
+                quote_spanned!(field.span=> <),
+                quote_spanned!(field.span_end=> as #krate::Reset>::reset),
+            );
+            match sent {
+                Some(_) => {
+                    let sent = Ident::new("__PoolableSent", field.span);
+                    let (lt, gt) = (
+                        quote_spanned!(field.span=> <),
+                        quote_spanned!(field.span_end=> >),
+                    );
+                    quote!(let _ = #open #sent #lt #ty #gt #close;)
+                }
+                None => quote!(let _ = #open #ty #close;),
+            }
+        });
+    quote! {
+        #sent
+        const __POOLABLE_FIELDS_OK: bool = { #(#resets)* true };
+        type #alias<T> = <T as #private::Checked<__POOLABLE_FIELDS_OK>>::Is;
+    }
 }
 
 fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
@@ -55,7 +249,7 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .fields
         .iter()
         .filter_map(|field| field_used_bytes(field, krate));
-    let shrink = shrink_heap(cont, krate);
+    let shrink = shrink_heap(cont, krate, &quote!(Self));
     let checks = cont
         .fields
         .iter()
@@ -72,36 +266,34 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     .then(|| quote!(#[diagnostic::do_not_recommend]));
     let alias = checked_alias(Span::call_site());
     quote! {
-        // How the fields' types are named (`checked_ty`): as they are, for
-        // `#[derive(Reset)]`; `poolable_impl` shadows this glob-imported
-        // alias with one through its `Send` check.
-        mod __poolable_unchecked {
-            pub type #alias<T> = T;
-        }
-        #[allow(unused_imports)]
-        use __poolable_unchecked::*;
+        // How the fields' types are named (`checked_ty`): as they are.
+        type #alias<T> = T;
 
         #[automatically_derived]
         #unlisted
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             #[inline]
             fn reset(&mut self) {
+                let this = self;
                 #(#wipes)*
                 #(#resets)*
             }
 
             #[inline]
             fn heap_bytes(&self) -> usize {
+                let this = self;
                 0usize #(.saturating_add(#sizes))*
             }
 
             #[inline]
             fn is_reset(&self) -> bool {
+                let this = self;
                 true #(&& #checks)*
             }
 
             #[inline]
             fn used_bytes(&self) -> usize {
+                let this = self;
                 0usize #(.saturating_add(#used))*
             }
 
@@ -115,7 +307,7 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// (`shrink_level`), so small fields keep their buffers and the largest is
 /// cut; fields with another rule keep theirs. Nothing (the trait's no-op)
 /// for a struct with no such field.
-fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
+fn shrink_heap(cont: &Container<'_>, krate: &Path, this_ty: &TokenStream) -> TokenStream {
     let shrinkable: Vec<&Field<'_>> = cont
         .fields
         .iter()
@@ -127,8 +319,8 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let parts = shrinkable
         .iter()
         .filter_map(|field| field_heap_bytes(field, krate));
-    // `self` and the local keep the derive's own span (see `wipe_field`).
-    let (this, level) = (quote!(self), quote!(level));
+    // The locals keep the derive's own span (see `wipe_field`).
+    let (this, level) = (quote!(this), quote!(level));
     let shrinks = shrinkable.iter().map(
         |field| {
             let (member, checked) = (&field.member, checked_ty(field));
@@ -142,6 +334,7 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path) -> TokenStream {
             if total <= max_bytes {
                 return;
             }
+            let #this: &mut #this_ty = self;
             let level = #krate::__private::shrink_level(total, &[#(#parts),*], max_bytes);
             #(#shrinks)*
         }
@@ -158,9 +351,10 @@ fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    // `self` keeps the derive's own span: spanned on the field, it would take
-    // the hygiene of a `macro_rules!` that defined the struct and not resolve.
-    let this = quote!(self);
+    // `this` (the method's `self`) keeps the derive's own span: spanned on
+    // the field, it would take the hygiene of a `macro_rules!` that defined
+    // the struct and not resolve.
+    let this = quote!(this);
     attrs
         .zeroize
         .get()
@@ -192,6 +386,7 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .filter_map(|field| wipe_field(field, krate));
     let body = quote! {
         fn drop(&mut self) {
+            let this = self;
             #(#wipes)*
         }
     };
@@ -208,6 +403,13 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// `wipe_field`), spanned on its type so a missing impl is reported at the
 /// field.
 fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
+    let rule = reset_rule(field, krate);
+    let shrink = shrink_to(field, krate);
+    quote!(#rule #shrink)
+}
+
+/// What a field's rule does to it.
+fn reset_rule(field: &Field<'_>, krate: &Path) -> TokenStream {
     let Field {
         member,
         ty,
@@ -215,9 +417,9 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
         attrs,
         ..
     } = field;
-    // `self` keeps the derive's own span: see `wipe_field`.
-    let this = quote!(self);
-    let rule = match &attrs.rule {
+    // `this` keeps the derive's own span: see `wipe_field`.
+    let this = quote!(this);
+    match &attrs.rule {
         Rule::Reset => {
             let checked = checked_ty(field);
             quote_spanned!(*span=> <#checked as #krate::Reset>::reset(&mut #this.#member);)
@@ -241,11 +443,22 @@ fn reset_field(field: &Field<'_>, krate: &Path) -> TokenStream {
             );
             quote!({ let #field = &mut #this.#member; #call })
         }
-    };
-    let shrink = attrs.max_capacity.get().map(
+    }
+}
+
+/// A `max_capacity` field's shrink, after its reset.
+fn shrink_to(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
+    let Field {
+        member,
+        ty,
+        span,
+        attrs,
+        ..
+    } = field;
+    let this = quote!(this);
+    attrs.max_capacity.get().map(
         |cap| quote_spanned!(*span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
-    );
-    quote!(#rule #shrink)
+    )
 }
 
 /// A field's heap bytes: its `heap_bytes = path`, else `Reset::heap_bytes`
@@ -259,7 +472,7 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(self);
+    let this = quote!(this);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (Some(path), _) => Some(quote_spanned!(path.span()=> {
             let measure: fn(&#ty) -> usize = #path;
@@ -286,7 +499,7 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(self);
+    let this = quote!(this);
     if let Some(path) = attrs.check.get() {
         return Some(quote_spanned!(path.span()=> {
             let check: fn(&#ty) -> bool = #path;
@@ -317,7 +530,7 @@ fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(self);
+    let this = quote!(this);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (None, Rule::Reset) => {
             let checked = checked_ty(field);
@@ -328,11 +541,10 @@ fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 }
 
 /// A field type as the `Reset` impl names it when it calls the field's
-/// `Reset`: `__PoolableChecked<Ty>`, which is `Ty` itself, unless the
-/// fields' `Send` check of a `#[derive(Poolable)]` struct failed
-/// (`send_check`): then it is an error type, and the `Reset` impl adds no
-/// error of its own (a `!Send` field with no `Reset` either is one error,
-/// about `Send`).
+/// `Reset`: `__PoolableChecked<Ty>`, which is `Ty` itself, unless a field
+/// of a struct without generic parameters failed its check
+/// (`fields_check`): then it is an error type, and the `Reset` impl adds no
+/// error of its own.
 fn checked_ty(field: &Field<'_>) -> TokenStream {
     // Spanned on the field type, from its first token to its last, so that
     // an error about the type underlines the whole of it, as it would the
@@ -346,8 +558,8 @@ fn checked_ty(field: &Field<'_>) -> TokenStream {
     quote!(#alias #open #ty #close)
 }
 
-/// `__PoolableChecked`: an alias of the field type itself, glob-imported
-/// by `reset_impl`, shadowed by `send_check` for `#[derive(Poolable)]`.
+/// `__PoolableChecked`: the alias of a type through the fields' checks
+/// (`fields_check`), or of the type itself in `reset_impl`.
 fn checked_alias(span: Span) -> Ident {
     Ident::new("__PoolableChecked", span)
 }
@@ -440,22 +652,6 @@ fn is_generic(cont: &Container<'_>) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
-/// The check that every field of a non-generic `#[derive(Poolable)]`
-/// struct is `Send`: a constant with one `<Ty as SendField>::OK` per field,
-/// spanned on its type, so a `!Send` field is reported there, once, with
-/// why a pool needs `Send`; and the `__PoolableChecked` alias through it,
-/// which shadows the glob-imported one `reset_impl` names its fields by.
-fn send_check(cont: &Container<'_>, krate: &Path) -> TokenStream {
-    let alias = checked_alias(Span::call_site());
-    let checks = cont.fields.iter().map(
-        |Field { ty, span, .. }| quote_spanned!(*span=> <#ty as #krate::__private::SendField>::OK),
-    );
-    quote! {
-        const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
-        type #alias<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
-    }
-}
-
 fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
@@ -485,12 +681,11 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
-        let check = send_check(cont, krate);
         let alias = checked_alias(Span::call_site());
         let pooled = quote!(#alias<#ident>);
         let vis = cont.vis;
-        // The pool's type names the struct through the fields' `Send` check
-        // (`send_check`): when a field is not `Send`, the static's type is
+        // The pool's type names the struct through the fields' checks
+        // (`fields_check`): when a field is not `Send`, the static's type is
         // an error type, and the check's error at the field is the only one
         // (no "`Pool<..>` cannot be shared between threads", no "`with_new`
         // has unmet bounds").
@@ -508,8 +703,6 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         // no generic parameter. The impl holds wherever the struct is
         // `Send`: everywhere, once the crate compiles.
         return quote! {
-            #check
-
             #[automatically_derived]
             impl #ident {
                 /// The type's pool: the `static` that `Poolable::pool`

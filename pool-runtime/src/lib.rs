@@ -74,6 +74,7 @@ mod buffer;
 mod decay;
 #[cfg(feature = "metrics")]
 mod export;
+mod fields;
 mod generic;
 mod guard;
 #[cfg(feature = "http-body")]
@@ -160,6 +161,7 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::fields::{heap_bytes, is_reset, reset, shrink_heap, used_bytes};
     pub use crate::generic::generic_pool;
     pub use crate::reset::shrink_level;
 

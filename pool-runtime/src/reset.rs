@@ -221,14 +221,27 @@ pub trait Reset {
 /// Used by the derived and the composite [`Reset::shrink_heap`] impls.
 #[doc(hidden)]
 pub fn shrink_level(total: usize, parts: &[usize], max_bytes: usize) -> usize {
-    let shrinkable = parts.iter().fold(0, |sum: usize, &p| sum.saturating_add(p));
+    shrink_level_by(total, max_bytes, |f| parts.iter().for_each(|&part| f(part)))
+}
+
+/// [`shrink_level`] over parts that `parts` visits (as often as it needs).
+pub(crate) fn shrink_level_by(
+    total: usize,
+    max_bytes: usize,
+    parts: impl Fn(&mut dyn FnMut(usize)),
+) -> usize {
+    let (mut shrinkable, mut largest) = (0_usize, 0);
+    parts(&mut |part| {
+        shrinkable = shrinkable.saturating_add(part);
+        largest = largest.max(part);
+    });
     let budget = max_bytes.saturating_sub(total.saturating_sub(shrinkable));
     let kept = |level: usize| {
-        parts
-            .iter()
-            .fold(0, |sum: usize, &p| sum.saturating_add(p.min(level)))
+        let mut sum = 0_usize;
+        parts(&mut |part| sum = sum.saturating_add(part.min(level)));
+        sum
     };
-    let (mut low, mut high) = (0, parts.iter().copied().max().unwrap_or(0));
+    let (mut low, mut high) = (0, largest);
     while low < high {
         let mid = low + (high - low).div_ceil(2);
         if kept(mid) <= budget {

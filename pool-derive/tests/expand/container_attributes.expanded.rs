@@ -14,68 +14,48 @@ pub struct Upload {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <Vec<u8> as ::poolable::__private::SendField>::OK;
+    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
     #[automatically_derived]
     #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Upload {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.data);
+            let this: &mut __PoolableChecked<Upload> = self;
+            ::poolable::__private::reset((&mut this.data,));
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.data),
-                )
+            let this: &__PoolableChecked<Upload> = self;
+            ::poolable::__private::heap_bytes((&this.data,))
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true
-                && <__PoolableChecked<
-                    Vec<u8>,
-                > as ::poolable::Reset>::is_reset(&self.data)
+            let this: &__PoolableChecked<Upload> = self;
+            ::poolable::__private::is_reset((&this.data,))
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&self.data),
-                )
+            let this: &__PoolableChecked<Upload> = self;
+            ::poolable::__private::used_bytes((&this.data,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = ::poolable::__private::shrink_level(
-                total,
-                &[
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.data),
-                ],
-                max_bytes,
-            );
-            <__PoolableChecked<
-                Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.data, level);
+            let total = ::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Upload> = self;
+            ::poolable::__private::shrink_heap(total, (&mut this.data,), max_bytes)
         }
     }
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <Vec<u8> as ::poolable::__private::SendField>::OK;
-    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     #[automatically_derived]
     impl Upload {
         /// The type's pool: the `static` that `Poolable::pool`
@@ -116,70 +96,48 @@ pub struct Body {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
+    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <__PoolableSent<Vec<Vec<u8>>> as ::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
     #[automatically_derived]
     #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Body {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<
-                Vec<Vec<u8>>,
-            > as ::poolable::Reset>::reset(&mut self.chunks);
+            let this: &mut __PoolableChecked<Body> = self;
+            ::poolable::__private::reset((&mut this.chunks,));
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<Vec<u8>>,
-                    > as ::poolable::Reset>::heap_bytes(&self.chunks),
-                )
+            let this: &__PoolableChecked<Body> = self;
+            ::poolable::__private::heap_bytes((&this.chunks,))
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true
-                && <__PoolableChecked<
-                    Vec<Vec<u8>>,
-                > as ::poolable::Reset>::is_reset(&self.chunks)
+            let this: &__PoolableChecked<Body> = self;
+            ::poolable::__private::is_reset((&this.chunks,))
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<Vec<u8>>,
-                    > as ::poolable::Reset>::used_bytes(&self.chunks),
-                )
+            let this: &__PoolableChecked<Body> = self;
+            ::poolable::__private::used_bytes((&this.chunks,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = ::poolable::__private::shrink_level(
-                total,
-                &[
-                    <__PoolableChecked<
-                        Vec<Vec<u8>>,
-                    > as ::poolable::Reset>::heap_bytes(&self.chunks),
-                ],
-                max_bytes,
-            );
-            <__PoolableChecked<
-                Vec<Vec<u8>>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.chunks, level);
+            let total = ::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Body> = self;
+            ::poolable::__private::shrink_heap(total, (&mut this.chunks,), max_bytes)
         }
     }
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
-    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     #[automatically_derived]
     impl Body {
         /// The type's pool: the `static` that `Poolable::pool`
@@ -220,70 +178,52 @@ pub struct Renamed {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <String as my_crate::poolable::__private::SendField>::OK;
+    type __PoolableSent<T> = <T as my_crate::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <__PoolableSent<String> as my_crate::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as my_crate::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
     #[automatically_derived]
     #[diagnostic::do_not_recommend]
     impl my_crate::poolable::Reset for Renamed {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<
-                String,
-            > as my_crate::poolable::Reset>::reset(&mut self.buf);
+            let this: &mut __PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::reset((&mut this.buf,));
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        String,
-                    > as my_crate::poolable::Reset>::heap_bytes(&self.buf),
-                )
+            let this: &__PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::heap_bytes((&this.buf,))
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true
-                && <__PoolableChecked<
-                    String,
-                > as my_crate::poolable::Reset>::is_reset(&self.buf)
+            let this: &__PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::is_reset((&this.buf,))
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        String,
-                    > as my_crate::poolable::Reset>::used_bytes(&self.buf),
-                )
+            let this: &__PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::used_bytes((&this.buf,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as my_crate::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = my_crate::poolable::__private::shrink_level(
+            let total = my_crate::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::shrink_heap(
                 total,
-                &[
-                    <__PoolableChecked<
-                        String,
-                    > as my_crate::poolable::Reset>::heap_bytes(&self.buf),
-                ],
+                (&mut this.buf,),
                 max_bytes,
-            );
-            <__PoolableChecked<
-                String,
-            > as my_crate::poolable::Reset>::shrink_heap(&mut self.buf, level);
+            )
         }
     }
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <String as my_crate::poolable::__private::SendField>::OK;
-    type __PoolableChecked<T> = <T as my_crate::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     #[automatically_derived]
     impl Renamed {
         /// The type's pool: the `static` that `Poolable::pool`

@@ -27,128 +27,6 @@ pub struct Fields {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
-    #[automatically_derived]
-    #[diagnostic::do_not_recommend]
-    impl ::poolable::Reset for Fields {
-        #[inline]
-        fn reset(&mut self) {
-            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut self.token);
-            self.state = <State as ::core::default::Default>::default();
-            {
-                let field = &mut self.seven;
-                let reset: fn(&mut u32) = reset_to_seven;
-                reset(field);
-            }
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.body);
-            <Vec<u8> as ::poolable::Shrink>::shrink_to(&mut self.body, 1024);
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.token);
-            {
-                let field = &mut self.table;
-                let reset: fn(&mut Table) = Table::clear;
-                reset(field);
-            }
-        }
-        #[inline]
-        fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.body),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.token),
-                )
-                .saturating_add({
-                    let measure: fn(&Table) -> usize = measure;
-                    measure(&self.table)
-                })
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            true
-                && {
-                    #[allow(unused_imports)]
-                    use ::poolable::__private::{
-                        IsResetFallback as _, IsResetViaReset as _,
-                    };
-                    (&::poolable::__private::IsReset(&self.state)).is_reset()
-                }
-                && {
-                    let check: fn(&u32) -> bool = is_seven;
-                    check(&self.seven)
-                }
-                && <__PoolableChecked<
-                    Vec<u8>,
-                > as ::poolable::Reset>::is_reset(&self.body)
-                && <__PoolableChecked<
-                    Vec<u8>,
-                > as ::poolable::Reset>::is_reset(&self.token)
-                && {
-                    #[allow(unused_imports)]
-                    use ::poolable::__private::{
-                        IsResetFallback as _, IsResetViaReset as _,
-                    };
-                    (&::poolable::__private::IsReset(&self.table)).is_reset()
-                }
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&self.body),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&self.token),
-                )
-                .saturating_add({
-                    let measure: fn(&Table) -> usize = measure;
-                    measure(&self.table)
-                })
-        }
-        #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = ::poolable::__private::shrink_level(
-                total,
-                &[
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.body),
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.token),
-                ],
-                max_bytes,
-            );
-            <__PoolableChecked<
-                Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.body, level);
-            <__PoolableChecked<
-                Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.token, level);
-        }
-    }
-    #[automatically_derived]
-    impl ::core::ops::Drop for Fields {
-        fn drop(&mut self) {
-            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut self.token);
-        }
-    }
     const __POOLABLE_FIELDS_SEND: bool = true
         & <std::time::Instant as ::poolable::__private::SendField>::OK
         & <State as ::poolable::__private::SendField>::OK
@@ -156,9 +34,97 @@ const _: () = {
         & <Vec<u8> as ::poolable::__private::SendField>::OK
         & <Vec<u8> as ::poolable::__private::SendField>::OK
         & <Table as ::poolable::__private::SendField>::OK;
-    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
         __POOLABLE_FIELDS_SEND,
     >>::Is;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
+        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
+    #[automatically_derived]
+    #[diagnostic::do_not_recommend]
+    impl ::poolable::Reset for Fields {
+        #[inline]
+        fn reset(&mut self) {
+            let this: &mut __PoolableChecked<Fields> = self;
+            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut this.token);
+            ::poolable::__private::reset((&mut this.body, &mut this.token));
+            this.state = <State as ::core::default::Default>::default();
+            {
+                let field = &mut this.seven;
+                let reset: fn(&mut u32) = reset_to_seven;
+                reset(field);
+            }
+            <Vec<u8> as ::poolable::Shrink>::shrink_to(&mut this.body, 1024);
+            {
+                let field = &mut this.table;
+                let reset: fn(&mut Table) = Table::clear;
+                reset(field);
+            }
+        }
+        #[inline]
+        fn heap_bytes(&self) -> usize {
+            let this: &__PoolableChecked<Fields> = self;
+            ::poolable::__private::heap_bytes((&this.body, &this.token))
+                .saturating_add({
+                    let measure: fn(&Table) -> usize = measure;
+                    measure(&this.table)
+                })
+        }
+        #[inline]
+        fn is_reset(&self) -> bool {
+            let this: &__PoolableChecked<Fields> = self;
+            ::poolable::__private::is_reset((&this.body, &this.token))
+                && {
+                    #[allow(unused_imports)]
+                    use ::poolable::__private::{
+                        IsResetFallback as _, IsResetViaReset as _,
+                    };
+                    (&::poolable::__private::IsReset(&this.state)).is_reset()
+                }
+                && {
+                    let check: fn(&u32) -> bool = is_seven;
+                    check(&this.seven)
+                }
+                && {
+                    #[allow(unused_imports)]
+                    use ::poolable::__private::{
+                        IsResetFallback as _, IsResetViaReset as _,
+                    };
+                    (&::poolable::__private::IsReset(&this.table)).is_reset()
+                }
+        }
+        #[inline]
+        fn used_bytes(&self) -> usize {
+            let this: &__PoolableChecked<Fields> = self;
+            ::poolable::__private::used_bytes((&this.body, &this.token))
+                .saturating_add({
+                    let measure: fn(&Table) -> usize = measure;
+                    measure(&this.table)
+                })
+        }
+        #[inline]
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            let total = ::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Fields> = self;
+            ::poolable::__private::shrink_heap(
+                total,
+                (&mut this.body, &mut this.token),
+                max_bytes,
+            )
+        }
+    }
+    #[automatically_derived]
+    impl ::core::ops::Drop for Fields {
+        fn drop(&mut self) {
+            let this = self;
+            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut this.token);
+        }
+    }
     #[automatically_derived]
     impl Fields {
         /// The type's pool: the `static` that `Poolable::pool`

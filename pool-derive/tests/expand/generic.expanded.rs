@@ -10,11 +10,7 @@ pub struct Wrapper<T> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    type __PoolableChecked<T> = T;
     #[automatically_derived]
     impl<T> ::poolable::Reset for Wrapper<T>
     where
@@ -22,31 +18,35 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<Vec<T>> as ::poolable::Reset>::reset(&mut self.items);
+            let this = self;
+            <__PoolableChecked<Vec<T>> as ::poolable::Reset>::reset(&mut this.items);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::heap_bytes(&self.items),
+                    > as ::poolable::Reset>::heap_bytes(&this.items),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
+            let this = self;
             true
                 && <__PoolableChecked<
                     Vec<T>,
-                > as ::poolable::Reset>::is_reset(&self.items)
+                > as ::poolable::Reset>::is_reset(&this.items)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::used_bytes(&self.items),
+                    > as ::poolable::Reset>::used_bytes(&this.items),
                 )
         }
         #[inline]
@@ -55,18 +55,19 @@ const _: () = {
             if total <= max_bytes {
                 return;
             }
+            let this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::heap_bytes(&self.items),
+                    > as ::poolable::Reset>::heap_bytes(&this.items),
                 ],
                 max_bytes,
             );
             <__PoolableChecked<
                 Vec<T>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.items, level);
+            > as ::poolable::Reset>::shrink_heap(&mut this.items, level);
         }
     }
     #[automatically_derived]
@@ -98,56 +99,56 @@ pub struct Tagged<U: Send + 'static> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    type __PoolableChecked<T> = T;
     #[automatically_derived]
     impl<U: Send + 'static> ::poolable::Reset for Tagged<U> {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.bytes);
+            let this = self;
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut this.bytes);
             <__PoolableChecked<
                 PhantomData<U>,
-            > as ::poolable::Reset>::reset(&mut self.unit);
+            > as ::poolable::Reset>::reset(&mut this.unit);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.bytes),
+                    > as ::poolable::Reset>::heap_bytes(&this.bytes),
                 )
                 .saturating_add(
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::heap_bytes(&self.unit),
+                    > as ::poolable::Reset>::heap_bytes(&this.unit),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
+            let this = self;
             true
                 && <__PoolableChecked<
                     Vec<u8>,
-                > as ::poolable::Reset>::is_reset(&self.bytes)
+                > as ::poolable::Reset>::is_reset(&this.bytes)
                 && <__PoolableChecked<
                     PhantomData<U>,
-                > as ::poolable::Reset>::is_reset(&self.unit)
+                > as ::poolable::Reset>::is_reset(&this.unit)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&self.bytes),
+                    > as ::poolable::Reset>::used_bytes(&this.bytes),
                 )
                 .saturating_add(
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::used_bytes(&self.unit),
+                    > as ::poolable::Reset>::used_bytes(&this.unit),
                 )
         }
         #[inline]
@@ -156,24 +157,25 @@ const _: () = {
             if total <= max_bytes {
                 return;
             }
+            let this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.bytes),
+                    > as ::poolable::Reset>::heap_bytes(&this.bytes),
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::heap_bytes(&self.unit),
+                    > as ::poolable::Reset>::heap_bytes(&this.unit),
                 ],
                 max_bytes,
             );
             <__PoolableChecked<
                 Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.bytes, level);
+            > as ::poolable::Reset>::shrink_heap(&mut this.bytes, level);
             <__PoolableChecked<
                 PhantomData<U>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.unit, level);
+            > as ::poolable::Reset>::shrink_heap(&mut this.unit, level);
         }
     }
     #[automatically_derived]
@@ -196,11 +198,7 @@ pub struct Bounded<'a, T> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    type __PoolableChecked<T> = T;
     #[automatically_derived]
     impl<'a, T> ::poolable::Reset for Bounded<'a, T>
     where
@@ -208,33 +206,37 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
+            let this = self;
             <__PoolableChecked<
                 &'a mut T,
-            > as ::poolable::Reset>::reset(&mut self.borrowed);
+            > as ::poolable::Reset>::reset(&mut this.borrowed);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::heap_bytes(&self.borrowed),
+                    > as ::poolable::Reset>::heap_bytes(&this.borrowed),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
+            let this = self;
             true
                 && <__PoolableChecked<
                     &'a mut T,
-                > as ::poolable::Reset>::is_reset(&self.borrowed)
+                > as ::poolable::Reset>::is_reset(&this.borrowed)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
+            let this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::used_bytes(&self.borrowed),
+                    > as ::poolable::Reset>::used_bytes(&this.borrowed),
                 )
         }
         #[inline]
@@ -243,18 +245,19 @@ const _: () = {
             if total <= max_bytes {
                 return;
             }
+            let this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
                 total,
                 &[
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::heap_bytes(&self.borrowed),
+                    > as ::poolable::Reset>::heap_bytes(&this.borrowed),
                 ],
                 max_bytes,
             );
             <__PoolableChecked<
                 &'a mut T,
-            > as ::poolable::Reset>::shrink_heap(&mut self.borrowed, level);
+            > as ::poolable::Reset>::shrink_heap(&mut this.borrowed, level);
         }
     }
 };

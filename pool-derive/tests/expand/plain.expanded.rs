@@ -9,101 +9,60 @@ pub struct Request {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    const __POOLABLE_FIELDS_SEND: bool = true
+        & <u64 as ::poolable::__private::SendField>::OK
+        & <String as ::poolable::__private::SendField>::OK
+        & <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
+    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_SEND,
+    >>::Is;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <__PoolableSent<u64> as ::poolable::Reset>::reset;
+        let _ = <__PoolableSent<String> as ::poolable::Reset>::reset;
+        let _ = <__PoolableSent<Vec<(String, String)>> as ::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
     #[automatically_derived]
     #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Request {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<u64> as ::poolable::Reset>::reset(&mut self.id);
-            <__PoolableChecked<String> as ::poolable::Reset>::reset(&mut self.path);
-            <__PoolableChecked<
-                Vec<(String, String)>,
-            > as ::poolable::Reset>::reset(&mut self.headers);
+            let this: &mut __PoolableChecked<Request> = self;
+            ::poolable::__private::reset((
+                &mut this.id,
+                &mut this.path,
+                &mut this.headers,
+            ));
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<u64> as ::poolable::Reset>::heap_bytes(&self.id),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        String,
-                    > as ::poolable::Reset>::heap_bytes(&self.path),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<(String, String)>,
-                    > as ::poolable::Reset>::heap_bytes(&self.headers),
-                )
+            let this: &__PoolableChecked<Request> = self;
+            ::poolable::__private::heap_bytes((&this.id, &this.path, &this.headers))
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <__PoolableChecked<u64> as ::poolable::Reset>::is_reset(&self.id)
-                && <__PoolableChecked<String> as ::poolable::Reset>::is_reset(&self.path)
-                && <__PoolableChecked<
-                    Vec<(String, String)>,
-                > as ::poolable::Reset>::is_reset(&self.headers)
+            let this: &__PoolableChecked<Request> = self;
+            ::poolable::__private::is_reset((&this.id, &this.path, &this.headers))
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<u64> as ::poolable::Reset>::used_bytes(&self.id),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        String,
-                    > as ::poolable::Reset>::used_bytes(&self.path),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<(String, String)>,
-                    > as ::poolable::Reset>::used_bytes(&self.headers),
-                )
+            let this: &__PoolableChecked<Request> = self;
+            ::poolable::__private::used_bytes((&this.id, &this.path, &this.headers))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = ::poolable::__private::shrink_level(
+            let total = ::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Request> = self;
+            ::poolable::__private::shrink_heap(
                 total,
-                &[
-                    <__PoolableChecked<u64> as ::poolable::Reset>::heap_bytes(&self.id),
-                    <__PoolableChecked<
-                        String,
-                    > as ::poolable::Reset>::heap_bytes(&self.path),
-                    <__PoolableChecked<
-                        Vec<(String, String)>,
-                    > as ::poolable::Reset>::heap_bytes(&self.headers),
-                ],
+                (&mut this.id, &mut this.path, &mut this.headers),
                 max_bytes,
-            );
-            <__PoolableChecked<
-                u64,
-            > as ::poolable::Reset>::shrink_heap(&mut self.id, level);
-            <__PoolableChecked<
-                String,
-            > as ::poolable::Reset>::shrink_heap(&mut self.path, level);
-            <__PoolableChecked<
-                Vec<(String, String)>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.headers, level);
+            )
         }
     }
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <u64 as ::poolable::__private::SendField>::OK
-        & <String as ::poolable::__private::SendField>::OK
-        & <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
-    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     #[automatically_derived]
     impl Request {
         /// The type's pool: the `static` that `Poolable::pool`
@@ -140,78 +99,46 @@ pub struct Pair(Vec<u8>, Option<u32>);
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    mod __poolable_unchecked {
-        pub type __PoolableChecked<T> = T;
-    }
-    #[allow(unused_imports)]
-    use __poolable_unchecked::*;
+    const __POOLABLE_FIELDS_OK: bool = {
+        let _ = <Vec<u8> as ::poolable::Reset>::reset;
+        let _ = <Option<u32> as ::poolable::Reset>::reset;
+        true
+    };
+    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
+        __POOLABLE_FIELDS_OK,
+    >>::Is;
     #[automatically_derived]
     #[diagnostic::do_not_recommend]
     impl ::poolable::Reset for Pair {
         #[inline]
         fn reset(&mut self) {
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut self.0);
-            <__PoolableChecked<Option<u32>> as ::poolable::Reset>::reset(&mut self.1);
+            let this: &mut __PoolableChecked<Pair> = self;
+            ::poolable::__private::reset((&mut this.0, &mut this.1));
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.0),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Option<u32>,
-                    > as ::poolable::Reset>::heap_bytes(&self.1),
-                )
+            let this: &__PoolableChecked<Pair> = self;
+            ::poolable::__private::heap_bytes((&this.0, &this.1))
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            true && <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::is_reset(&self.0)
-                && <__PoolableChecked<
-                    Option<u32>,
-                > as ::poolable::Reset>::is_reset(&self.1)
+            let this: &__PoolableChecked<Pair> = self;
+            ::poolable::__private::is_reset((&this.0, &this.1))
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            0usize
-                .saturating_add(
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&self.0),
-                )
-                .saturating_add(
-                    <__PoolableChecked<
-                        Option<u32>,
-                    > as ::poolable::Reset>::used_bytes(&self.1),
-                )
+            let this: &__PoolableChecked<Pair> = self;
+            ::poolable::__private::used_bytes((&this.0, &this.1))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
-                return;
-            }
-            let level = ::poolable::__private::shrink_level(
+            let total = ::poolable::Reset::heap_bytes(self);
+            let this: &mut __PoolableChecked<Pair> = self;
+            ::poolable::__private::shrink_heap(
                 total,
-                &[
-                    <__PoolableChecked<
-                        Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&self.0),
-                    <__PoolableChecked<
-                        Option<u32>,
-                    > as ::poolable::Reset>::heap_bytes(&self.1),
-                ],
+                (&mut this.0, &mut this.1),
                 max_bytes,
-            );
-            <__PoolableChecked<
-                Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.0, level);
-            <__PoolableChecked<
-                Option<u32>,
-            > as ::poolable::Reset>::shrink_heap(&mut self.1, level);
+            )
         }
     }
 };
