@@ -12,12 +12,20 @@ against serde's (target <= 1x), and every pool used against serde's derive plus
 one `to_vec` per type (target <= 2x). Standard library only; needs `cargo` and
 the registry cache (serde, serde_json).
 
-    python3 scripts/derive_cost.py [--structs 300] [--runs 5]
+Wall time on a shared machine swings by as much as the differences measured
+(serde's row alone moved from 0.38 s to 0.66 s between two quiet runs), so
+`--count` also counts the instructions of each variant's rebuild (its rustc,
+derives included, under `valgrind --tool=cachegrind`): the ratios from those
+are exact from run to run.
+
+    python3 scripts/derive_cost.py [--structs 300] [--runs 5] [--count]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import subprocess
 import sys
 import time
@@ -80,33 +88,77 @@ def rebuild_seconds(path: Path, runs: int) -> float:
     return times[len(times) // 2]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--structs", type=int, default=300)
-    ap.add_argument("--runs", type=int, default=5)
-    args = ap.parse_args()
-    results = {}
-    for i, (variant, (derive, dep, use)) in enumerate(VARIANTS.items()):
-        path = crate(f"derive_cost_{i}", derive, dep, use, args.structs)
-        results[variant] = rebuild_seconds(path, args.runs)
-    base = results["none"]
-    print(f"| derive on {args.structs} structs (six fields each) | rebuild (debug, median of {args.runs}) | per struct over none |")
-    print("|---|---|---|")
-    for variant, seconds in results.items():
-        per = (seconds - base) / args.structs * 1000
-        print(f"| {variant} | {seconds:.2f} s | {per:.2f} ms |")
+# Run as RUSTC_WRAPPER: the rustc that compiles $COUNT_CRATE runs under
+# cachegrind, which writes its instruction count to $COUNT_OUT.
+WRAPPER = """#!/bin/sh
+rustc="$1"; shift
+case " $* " in
+*" --crate-name $COUNT_CRATE "*)
+    exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$COUNT_OUT" --log-file="$COUNT_OUT.log" "$rustc" "$@" ;;
+esac
+exec "$rustc" "$@"
+"""
 
+
+def rebuild_instructions(path: Path) -> int:
+    """Instructions of one rebuild of the crate at `path` (touched first)."""
+    target = WORK / "target-count"
+    wrapper = WORK / "count-rustc.sh"
+    wrapper.write_text(WRAPPER)
+    wrapper.chmod(0o755)
+    out = WORK / "count.out"
+    env = dict(os.environ, RUSTC_WRAPPER=str(wrapper), COUNT_CRATE="-", COUNT_OUT=str(out))
+    build = ["cargo", "build", "--quiet", "--target-dir", str(target)]
+    subprocess.run(build, cwd=path, check=True, env=env)
+    (path / "src" / "lib.rs").touch()
+    env["COUNT_CRATE"] = path.name
+    subprocess.run(build, cwd=path, check=True, env=env)
+    summary = re.search(r"^summary:\s+(\d+)", out.read_text(), re.MULTILINE)
+    if summary is None:
+        raise SystemExit(f"no cachegrind summary in {out}")
+    return int(summary.group(1))
+
+
+def ratios(results: dict[str, float], what_unit: str) -> None:
     def extra(variant: str) -> float:
-        return results[variant] - base
+        return results[variant] - results["none"]
 
-    print()
     for what, num, den, limit in (
         ("derive, pools unused, against serde's derive", "Poolable (pools unused)", "serde::Serialize", 1),
         ("every pool used, against serde's derive and one to_vec per type", "Poolable (every pool used)",
          "serde::Serialize, every type through serde_json::to_vec", 2),
     ):
         ratio = extra(num) / extra(den) if extra(den) > 0 else float("inf")
-        print(f"{what}: {ratio:.1f}x the extra build time (target <= {limit}x: {'met' if ratio <= limit else 'missed'})")
+        print(f"{what}: {ratio:.1f}x the extra {what_unit} (target <= {limit}x: {'met' if ratio <= limit else 'missed'})")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--structs", type=int, default=300)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--count", action="store_true", help="also count each rebuild's instructions (valgrind)")
+    args = ap.parse_args()
+    results, counts = {}, {}
+    for i, (variant, (derive, dep, use)) in enumerate(VARIANTS.items()):
+        path = crate(f"derive_cost_{i}", derive, dep, use, args.structs)
+        results[variant] = rebuild_seconds(path, args.runs)
+        if args.count:
+            counts[variant] = rebuild_instructions(path)
+    base = results["none"]
+    count_head = " rebuild instructions | per struct over none |" if args.count else ""
+    print(f"| derive on {args.structs} structs (six fields each) | rebuild (debug, median of {args.runs}) | per struct over none |{count_head}")
+    print("|---|---|---|" + ("---|---|" if args.count else ""))
+    for variant, seconds in results.items():
+        per = (seconds - base) / args.structs * 1000
+        row = f"| {variant} | {seconds:.2f} s | {per:.2f} ms |"
+        if args.count:
+            extra = (counts[variant] - counts["none"]) / args.structs / 1e6
+            row += f" {counts[variant] / 1e9:.2f} G | {extra:.2f} M |"
+        print(row)
+    print()
+    ratios(results, "build time")
+    if args.count:
+        ratios({k: float(v) for k, v in counts.items()}, "instructions")
     return 0
 
 

@@ -38,6 +38,9 @@
 //!   ([`shared_retained_bytes`]).
 //! - `policy`: the defaults ([`DEFAULT_MAX_BYTES`], [`LOCAL_CACHE_SIZE`]).
 //! - `stats`: [`Stats`] and the counters.
+//! - `fields`: what a derived [`Reset`] impl calls for the fields that their
+//!   own `Reset` handles, passed as one tuple (`__private::reset((&mut
+//!   this.a, &mut this.b))`): the derive names each field once per method.
 //! - `recycle`: [`RecycleVec`] and [`RecycleOption`], containers whose reset
 //!   keeps their elements (reset) for the next use.
 //! - `reset`: [`Reset`] and its std impls; [`Shrink`] and [`Zeroize`], the
