@@ -113,9 +113,11 @@ pub(crate) enum Name {
 }
 
 impl Name {
-    fn render<T>(self) -> Box<str> {
+    /// The name, `type_name` for [`Name::Type`]. (Not generic: it would be
+    /// compiled once per pool type.)
+    fn render(self, type_name: &'static str) -> Box<str> {
         match self {
-            Name::Type => core::any::type_name::<T>().into(),
+            Name::Type => type_name.into(),
             Name::Given(name) => name.into(),
             Name::Class(name, capacity) => format!("{name}[{capacity}]").into(),
         }
@@ -332,8 +334,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.storage.get_or_init(|| {
             let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
                 .with_mode(policy::mode());
-            let storage = Storage::new(limits, self.name.render::<T>(), T::is_reset)
-                .in_class(self.name.class());
+            let storage = Storage::new(
+                limits,
+                self.name.render(core::any::type_name::<T>()),
+                T::is_reset,
+            )
+            .in_class(self.name.class());
             let storage = Arc::new(storage);
             registry::register(&storage);
             Box::new(storage)

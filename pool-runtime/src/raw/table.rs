@@ -32,7 +32,9 @@
 
 use super::owned::{Owner, Tenant};
 use crate::sync::{Arc, thread_local_const};
-use core::cell::{Cell, UnsafeCell};
+#[cfg(not(poolable_loom))]
+use core::cell::Cell;
+use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -272,26 +274,48 @@ fn mirror(entries: &[Entry]) {
     });
 }
 
-/// Run `f` with this thread's table, if it has one that is not being
-/// destroyed.
+/// `FAST`. The thread-locals are read in functions of their own, not in
+/// the generic ones that use them: those are instantiated once per pool
+/// type and call site, and each would instantiate the thread-local's
+/// accessors again (a debug build of a used pool compiles every copy).
+#[cfg(not(poolable_loom))]
 #[inline(always)]
-fn current<R>(f: impl FnOnce(&Table) -> Option<R>) -> Option<R> {
+fn fast_table() -> *const Table {
+    FAST.with(Cell::get)
+}
+
+/// The tenant pointer of the mirror's entry at `index`, if `index` is
+/// within the mirror and the entry holds `unique`.
+#[cfg(not(poolable_loom))]
+#[inline(always)]
+fn near(index: usize, unique: u64) -> Option<*const ()> {
+    let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
+    (near.unique == unique).then_some(near.tenant)
+}
+
+/// The tenant pointer of this thread's table at `index`, if the entry there
+/// holds `unique` (and the thread has a table that is not being destroyed).
+#[inline(always)]
+fn find(index: usize, unique: u64) -> Option<*const ()> {
     #[cfg(not(poolable_loom))]
     {
-        let table = FAST.with(Cell::get);
+        let table = fast_table();
         if table.is_null() {
             return None;
         }
         // SAFETY: a non-null `FAST` was set by `link` to this thread's
         // `TABLE`, which lives until the thread's destructors run, and whose
         // destructor nulls `FAST` before anything else: the table is alive.
-        f(unsafe { &*table })
+        unsafe { &*table }.find(index, unique)
     }
     // Under loom, the plain path (loom's thread-locals have their own rules
     // for access during destruction).
     #[cfg(poolable_loom)]
     {
-        TABLE.try_with(f).ok().flatten()
+        TABLE
+            .try_with(|table| table.find(index, unique))
+            .ok()
+            .flatten()
     }
 }
 
@@ -316,9 +340,14 @@ fn with_list<S, H, R>(
     unique: u64,
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
-    let tenant = current(|table| table.find(index, unique))?;
-    // SAFETY: see `owner`.
-    Some(f(unsafe { owner(tenant) }))
+    // A `match`, not `Option::map` and a closure: one instance less per
+    // pool type and call site (see `fast_table`).
+    #[allow(clippy::manual_map)]
+    match find(index, unique) {
+        // SAFETY: see `owner`.
+        Some(tenant) => Some(f(unsafe { owner(tenant) })),
+        None => None,
+    }
 }
 
 /// [`with`] for a key the mirror holds (the hot paths): `None` also for a
@@ -330,15 +359,14 @@ pub(crate) fn with_near<S, H, R>(
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
     let (index, unique) = key.numbers();
+    // As in `with_list`, a `match`.
     #[cfg(not(poolable_loom))]
-    {
-        let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
-        if near.unique != unique {
-            return None;
-        }
+    #[allow(clippy::manual_map)]
+    match near(index, unique) {
         // SAFETY: see `owner`; a mirrored entry equals the list's entry
         // (module docs), and the destructor empties the mirror first.
-        Some(f(unsafe { owner(near.tenant) }))
+        Some(tenant) => Some(f(unsafe { owner(tenant) })),
+        None => None,
     }
     // Under loom, every lookup reads the list.
     #[cfg(poolable_loom)]
