@@ -448,16 +448,9 @@ fn reset_rule(field: &Field<'_>, krate: &Path) -> TokenStream {
 
 /// A `max_capacity` field's shrink, after its reset.
 fn shrink_to(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let Field {
-        member,
-        ty,
-        span,
-        attrs,
-        ..
-    } = field;
-    let this = quote!(this);
-    attrs.max_capacity.get().map(
-        |cap| quote_spanned!(*span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
+    let (member, ty, this) = (&field.member, field.ty, quote!(this));
+    field.attrs.max_capacity.get().map(
+        |cap| quote_spanned!(field.span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     )
 }
 

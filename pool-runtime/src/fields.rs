@@ -10,7 +10,7 @@
 //! A tuple holds up to 12 fields; the derive nests tuples for more, and
 //! nesting does not change what [`shrink_heap`] keeps (it sees every field).
 
-use crate::reset::{Reset, shrink_level_by};
+use crate::reset::{Reset, for_each_tuple, shrink_level_by};
 
 /// Fields seen through shared references: `&T` for a `T: Reset`, and
 /// tuples of them.
@@ -105,18 +105,7 @@ macro_rules! fields_tuple {
     };
 }
 
-fields_tuple!(A.0);
-fields_tuple!(A.0, B.1);
-fields_tuple!(A.0, B.1, C.2);
-fields_tuple!(A.0, B.1, C.2, D.3);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
-fields_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+for_each_tuple!(fields_tuple);
 
 /// Reset the fields.
 #[inline]

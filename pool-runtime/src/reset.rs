@@ -583,18 +583,27 @@ macro_rules! reset_tuple {
     };
 }
 
-reset_tuple!(A.0);
-reset_tuple!(A.0, B.1);
-reset_tuple!(A.0, B.1, C.2);
-reset_tuple!(A.0, B.1, C.2, D.3);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
-reset_tuple!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+/// `$m!` for each tuple arity from 1 to 12 (the std's own limit for its
+/// trait impls), with the element types and indexes: `$m!(A.0, B.1)`.
+macro_rules! for_each_tuple {
+    ($m:ident) => {
+        $m!(A.0);
+        $m!(A.0, B.1);
+        $m!(A.0, B.1, C.2);
+        $m!(A.0, B.1, C.2, D.3);
+        $m!(A.0, B.1, C.2, D.3, E.4);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10);
+        $m!(A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11);
+    };
+}
+pub(crate) use for_each_tuple;
+
+for_each_tuple!(reset_tuple);
 
 #[diagnostic::do_not_recommend]
 impl<T: Copy + Default> Reset for Cell<T> {
