@@ -950,3 +950,38 @@ fn fourteen_fields_are_each_reset_measured_and_shrunk() {
     assert!(v.heap_bytes() <= 1_000, "{}", v.heap_bytes());
     assert_eq!(v.a.capacity(), 10);
 }
+
+// ---------------------------------------------------------------- `Self` in a field's type
+
+/// `Self` in field types: the derive checks the fields in constants outside
+/// the struct's impls, where it names the struct instead.
+#[derive(Reset, Default)]
+struct SelfList {
+    id: u64,
+    next: Option<Box<Self>>,
+    kids: Vec<Self>,
+}
+
+#[derive(Poolable, Default)]
+struct SelfTree {
+    name: String,
+    kids: Vec<Self>,
+}
+
+#[test]
+fn self_in_a_field_type_is_the_struct() {
+    let mut list = SelfList {
+        id: 1,
+        next: Some(Box::default()),
+        kids: vec![SelfList::default()],
+    };
+    list.reset();
+    assert!(list.id == 0 && list.next.is_none() && list.kids.is_empty());
+
+    let mut tree = SelfTree::pool().get();
+    tree.name.push_str("root");
+    tree.kids.push(SelfTree::default());
+    drop(tree);
+    let tree = SelfTree::pool().get();
+    assert!(tree.name.is_empty() && tree.kids.is_empty());
+}

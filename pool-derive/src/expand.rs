@@ -189,11 +189,13 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {
     let alias = checked_alias(Span::call_site());
     let private = quote!(#krate::__private);
+    // The constants are items of their own, where `Self` is not the struct.
+    let field_ty = |field: &Field<'_>| self_named(field.ty.to_token_stream(), cont.ident);
     let sent = matches!(derive, Derive::Poolable).then(|| {
-        let checks = cont
-            .fields
-            .iter()
-            .map(|Field { ty, span, .. }| quote_spanned!(*span=> <#ty as #private::SendField>::OK));
+        let checks = cont.fields.iter().map(|field| {
+            let ty = field_ty(field);
+            quote_spanned!(field.span=> <#ty as #private::SendField>::OK)
+        });
         quote! {
             const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
             type __PoolableSent<T> = <T as #private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
@@ -206,7 +208,7 @@ fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStre
         .map(|field| {
             // Spanned from the type's first token to its last, so the error
             // underlines the whole type (see `checked_ty`).
-            let ty = field.ty;
+            let ty = field_ty(field);
             let (open, close) = (
                 quote_spanned!(field.span=> <),
                 quote_spanned!(field.span_end=> as #krate::Reset>::reset),
@@ -617,6 +619,28 @@ fn where_clause(cont: &Container<'_>, extra: Vec<WherePredicate>) -> Option<syn:
             .extend(extra);
     }
     clause
+}
+
+/// `tokens` with each `Self` replaced by `ident` (spanned as the `Self` was):
+/// a field's type as an item outside the struct's impls can name it.
+fn self_named(tokens: TokenStream, ident: &Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Ident(this) if this == "Self" => {
+                let mut named = ident.clone();
+                named.set_span(this.span());
+                TokenTree::Ident(named)
+            }
+            TokenTree::Group(group) => {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), self_named(group.stream(), ident));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The type parameters named anywhere in `ty` (a token walk: it may
