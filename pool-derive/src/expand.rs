@@ -56,7 +56,7 @@ fn is_plain(field: &Field<'_>) -> bool {
         && field.attrs.check.get().is_none()
 }
 
-/// `(&mut self.a, &mut self.b)` (or `&self.a`...) for the plain fields,
+/// `(&mut this.a, &mut this.b)` (or `&this.a`...) for the plain fields,
 /// nested by twelve (the runtime's tuples stop there); `None` if there are
 /// none.
 fn fields_tuple(cont: &Container<'_>, by: &TokenStream) -> Option<TokenStream> {
@@ -182,8 +182,8 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// every field reset by its own impl has a `Reset` impl, and, for
 /// `#[derive(Poolable)]`, every field is `Send`. The `__PoolableChecked`
 /// alias names types through the result: when a check fails, the alias is
-/// an error type, and so is every type named through it (the `Reset`
-/// impl's self type, the pool's), which rustc then reports nothing more
+/// an error type, and so is every type named through it (`this` in each
+/// `Reset` method, the pool's), which rustc then reports nothing more
 /// about. A `!Send` field is not also reported for a missing `Reset` (its
 /// type is named through the `Send` check's alias there).
 fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {

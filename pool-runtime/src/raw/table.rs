@@ -274,18 +274,13 @@ fn mirror(entries: &[Entry]) {
     });
 }
 
-/// `FAST`. The thread-locals are read in functions of their own, not in
-/// the generic ones that use them: those are instantiated once per pool
-/// type and call site, and each would instantiate the thread-local's
-/// accessors again (a debug build of a used pool compiles every copy).
-#[cfg(not(poolable_loom))]
-#[inline(always)]
-fn fast_table() -> *const Table {
-    FAST.with(Cell::get)
-}
-
 /// The tenant pointer of the mirror's entry at `index`, if `index` is
 /// within the mirror and the entry holds `unique`.
+///
+/// This and [`find`] read the thread-locals outside the generic lookups
+/// ([`with_near`], [`with_list`]): those are instantiated once per pool
+/// type and call site, and each would instantiate the thread-local's
+/// accessors again (a debug build of a used pool compiles every copy).
 #[cfg(not(poolable_loom))]
 #[inline(always)]
 fn near(index: usize, unique: u64) -> Option<*const ()> {
@@ -299,7 +294,7 @@ fn near(index: usize, unique: u64) -> Option<*const ()> {
 fn find(index: usize, unique: u64) -> Option<*const ()> {
     #[cfg(not(poolable_loom))]
     {
-        let table = fast_table();
+        let table = FAST.with(Cell::get);
         if table.is_null() {
             return None;
         }
@@ -341,7 +336,7 @@ fn with_list<S, H, R>(
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
     // A `match`, not `Option::map` and a closure: one instance less per
-    // pool type and call site (see `fast_table`).
+    // pool type and call site (see `near`).
     #[allow(clippy::manual_map)]
     match find(index, unique) {
         // SAFETY: see `owner`.
