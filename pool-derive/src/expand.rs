@@ -190,12 +190,17 @@ fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStre
     let alias = checked_alias(Span::call_site());
     let private = quote!(#krate::__private);
     // The constants are items of their own, where `Self` is not the struct.
-    let field_ty = |field: &Field<'_>| self_named(field.ty.to_token_stream(), cont.ident);
+    let tys: Vec<TokenStream> = cont
+        .fields
+        .iter()
+        .map(|field| self_named(field.ty.to_token_stream(), cont.ident))
+        .collect();
     let sent = matches!(derive, Derive::Poolable).then(|| {
-        let checks = cont.fields.iter().map(|field| {
-            let ty = field_ty(field);
-            quote_spanned!(field.span=> <#ty as #private::SendField>::OK)
-        });
+        let checks = cont
+            .fields
+            .iter()
+            .zip(&tys)
+            .map(|(field, ty)| quote_spanned!(field.span=> <#ty as #private::SendField>::OK));
         quote! {
             const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
             type __PoolableSent<T> = <T as #private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
@@ -204,11 +209,11 @@ fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStre
     let resets = cont
         .fields
         .iter()
-        .filter(|field| matches!(field.attrs.rule, Rule::Reset))
-        .map(|field| {
+        .zip(&tys)
+        .filter(|(field, _)| matches!(field.attrs.rule, Rule::Reset))
+        .map(|(field, ty)| {
             // Spanned from the type's first token to its last, so the error
             // underlines the whole type (see `checked_ty`).
-            let ty = field_ty(field);
             let (open, close) = (
                 quote_spanned!(field.span=> <),
                 quote_spanned!(field.span_end=> as #krate::Reset>::reset),
