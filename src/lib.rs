@@ -423,12 +423,12 @@
 //! at a median of 10.2 MiB of RSS and the pool at 14.6-14.7 MiB (1.43-1.44
 //! times, in two such comparisons), hitting 99.4% of the time and holding
 //! about 105 buffers at the end; without those two rules, 16.7-18.7 MiB
-//! (1.64-1.83 times) and 190 buffers, 9 in each class under 64 KiB. `scripts/rss_pipeline.py` runs the comparison
-//! on the current build (plain against pool, medians), and its figures
-//! swing by a few MiB from one invocation to the next, plain's most (9.2 to
-//! 11.8 MiB of median). Where memory matters more than allocations, bound
-//! such a pool with [`set_retained_budget`] or a lower `max_bytes`, and
-//! trim it.
+//! (1.64-1.83 times) and 190 buffers, 9 in each class under 64 KiB.
+//! `scripts/rss_pipeline.py` runs the comparison on the current build
+//! (plain against pool, medians), and its figures swing by a few MiB from
+//! one invocation to the next, plain's most (9.2 to 11.8 MiB of median).
+//! Where memory matters more than allocations, bound such a pool with
+//! [`set_retained_budget`] or a lower `max_bytes`, and trim it.
 //!
 //! # Pooling nested data
 //!

@@ -28,8 +28,6 @@ pub trait Fields {
 pub trait FieldsMut {
     /// Reset each field, in order.
     fn reset(&mut self);
-    /// The sum of the fields' [`Reset::heap_bytes`].
-    fn heap_bytes(&self) -> usize;
     /// Call `f` with each field's heap bytes, in order, nested tuples
     /// flattened.
     fn each_heap_bytes(&self, f: &mut dyn FnMut(usize));
@@ -56,10 +54,6 @@ impl<T: Reset + ?Sized> FieldsMut for &mut T {
     #[inline]
     fn reset(&mut self) {
         T::reset(self);
-    }
-    #[inline]
-    fn heap_bytes(&self) -> usize {
-        T::heap_bytes(self)
     }
     fn each_heap_bytes(&self, f: &mut dyn FnMut(usize)) {
         f(T::heap_bytes(self));
@@ -90,10 +84,6 @@ macro_rules! fields_tuple {
             #[inline]
             fn reset(&mut self) {
                 $(self.$idx.reset();)+
-            }
-            #[inline]
-            fn heap_bytes(&self) -> usize {
-                0_usize $(.saturating_add(self.$idx.heap_bytes()))+
             }
             fn each_heap_bytes(&self, f: &mut dyn FnMut(usize)) {
                 $(self.$idx.each_heap_bytes(f);)+
