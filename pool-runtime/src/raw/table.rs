@@ -274,8 +274,8 @@ fn mirror(entries: &[Entry]) {
     });
 }
 
-/// The tenant pointer of the mirror's entry at `index`, if `index` is
-/// within the mirror and the entry holds `unique`.
+/// The tenant pointer of the mirror's entry at `index` (modulo the
+/// mirror's length), if that entry holds `unique`.
 ///
 /// This and [`find`] read the thread-locals outside the generic lookups
 /// ([`with_near`], [`with_list`]): those are instantiated once per pool
@@ -284,7 +284,9 @@ fn mirror(entries: &[Entry]) {
 #[cfg(not(poolable_loom))]
 #[inline(always)]
 fn near(index: usize, unique: u64) -> Option<*const ()> {
-    let near = NEAR.with(|near| near.get(index).map(Cell::get))?;
+    // Masked, not bounds-checked: a key past the mirror lands on another
+    // key's entry (or an empty one), whose unique number is not its own.
+    let near = NEAR.with(|near| near[index % NEAR_LEN].get());
     (near.unique == unique).then_some(near.tenant)
 }
 
