@@ -74,16 +74,54 @@ impl Steps {
     };
 }
 
-/// Decay steps on one pool: the shards, then every thread cache, with one
-/// heavy fence (`raw/owned.rs`); the values let go of are dropped after every
-/// lock is released.
+/// Decay steps on one pool (a [`Pool::trim`](crate::Pool::trim) or
+/// [`clear`](crate::Pool::clear)): a batch of one.
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
+    step_each(
+        core::slice::from_ref(storage),
+        steps,
+        |storage, steps, reclaim| Box::new(Stepping::begin(storage, steps, reclaim)),
+    );
+}
+
+/// Decay steps on `pools` in one batch ([`Reclaim`]): each begins its part
+/// (`begin`), then one heavy fence however many pools and threads there
+/// are, then each finishes; the values let go of are dropped after every
+/// lock is released.
+pub(crate) fn step_each<P>(
+    pools: &[P],
+    steps: Steps,
+    begin: impl Fn(&P, Steps, &Reclaim) -> Box<dyn Stepped>,
+) {
     let reclaim = Reclaim::begin();
-    let mut stepping = Stepping::begin(storage, steps, &reclaim);
+    let mut stepping: Vec<_> = pools
+        .iter()
+        .map(|pool| begin(pool, steps, &reclaim))
+        .collect();
     let fenced = reclaim.fence();
-    stepping.finish(&fenced);
+    for pool in &mut stepping {
+        pool.finish(&fenced);
+    }
     drop(fenced);
-    stepping.drop_dead();
+    for pool in stepping {
+        pool.drop_dead();
+    }
+}
+
+/// A pool's [`Stepping`], whatever its type.
+pub(crate) trait Stepped {
+    fn finish(&mut self, fenced: &Fenced);
+    fn drop_dead(self: Box<Self>);
+}
+
+impl<T> Stepped for Stepping<T> {
+    fn finish(&mut self, fenced: &Fenced) {
+        Stepping::finish(self, fenced);
+    }
+
+    fn drop_dead(self: Box<Self>) {
+        Stepping::drop_dead(*self);
+    }
 }
 
 /// One pool's part of a batch of decay steps ([`Reclaim`]): begun before

@@ -4,9 +4,9 @@
 
 use crate::Reset;
 use crate::advice::{self, Advice};
-use crate::decay::{self, Stepping, Steps};
+use crate::decay::{self, Stepped, Stepping, Steps};
 use crate::policy::{self, Mode};
-use crate::raw::owned::{Fenced, Reclaim};
+use crate::raw::owned::Reclaim;
 use crate::stats::Stats;
 use crate::sync::{Arc, Weak};
 use crate::tier::storage::{Observation, Storage};
@@ -34,22 +34,6 @@ trait Registered: Send + Sync {
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize;
     /// The bytes its thread caches hold now.
     fn cached_bytes(&self) -> usize;
-}
-
-/// A pool's [`Stepping`], whatever its type.
-trait Stepped {
-    fn finish(&mut self, fenced: &Fenced);
-    fn drop_dead(self: Box<Self>);
-}
-
-impl<T> Stepped for Stepping<T> {
-    fn finish(&mut self, fenced: &Fenced) {
-        Stepping::finish(self, fenced);
-    }
-
-    fn drop_dead(self: Box<Self>) {
-        Stepping::drop_dead(*self);
-    }
 }
 
 impl<T: Reset + Send + 'static> Registered for Storage<T> {
@@ -141,19 +125,9 @@ pub(crate) fn step_all(steps: Steps) {
 /// Decay steps on `pools` in one batch: one heavy fence however many pools
 /// and threads there are (`raw/owned.rs`); the values go after the batch.
 fn step_pools(pools: &[Arc<dyn Registered>], steps: Steps) {
-    let reclaim = Reclaim::begin();
-    let mut stepping: Vec<_> = pools
-        .iter()
-        .map(|pool| Arc::clone(pool).begin_step(steps, &reclaim))
-        .collect();
-    let fenced = reclaim.fence();
-    for pool in &mut stepping {
-        pool.finish(&fenced);
-    }
-    drop(fenced);
-    for pool in stepping {
-        pool.drop_dead();
-    }
+    decay::step_each(pools, steps, |pool, steps, reclaim| {
+        Arc::clone(pool).begin_step(steps, reclaim)
+    });
 }
 
 /// Cap the bytes that all pools together keep idle (`None`: no cap, the
