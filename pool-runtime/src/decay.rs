@@ -145,11 +145,11 @@ impl<T> Stepping<T> {
         storage.note_held();
         let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
         let dead = storage.shards.step(steps.shards, now);
-        let caches = storage
-            .caches()
-            .into_iter()
-            .map(|cache| reclaim.post(cache, 1))
-            .collect();
+        let mut cached = storage.caches();
+        let mut caches = Vec::with_capacity(cached.len());
+        while let Some(cache) = cached.pop() {
+            caches.push(reclaim.post(cache, 1));
+        }
         Stepping {
             storage: Arc::clone(storage),
             caches,
@@ -161,12 +161,13 @@ impl<T> Stepping<T> {
     /// operations; the others age themselves at their next one.
     pub(crate) fn finish(&mut self, fenced: &Fenced) {
         for cache in &self.caches {
-            let dead = fenced.apply(cache, |stack, _| {
-                age(&mut Held::new(stack, cache.head()), &self.storage)
+            fenced.apply(cache, |stack, _| {
+                age(
+                    &mut Held::new(stack, cache.head()),
+                    &self.storage,
+                    &mut self.dead,
+                );
             });
-            if let Some(dead) = dead {
-                self.dead.extend(dead);
-            }
         }
     }
 
@@ -181,5 +182,5 @@ impl<T> Stepping<T> {
 /// pool's shared counters, then drop them.
 pub(crate) fn drop_idle<T>(storage: &Storage<T>, dead: Vec<T>) {
     storage.count(Event::DroppedIdle, dead.len() as u64);
-    drop_each(dead.into_iter(), &storage.counters);
+    drop_each(dead, &storage.counters);
 }

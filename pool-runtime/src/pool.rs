@@ -390,7 +390,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        thread::take_into(&self.key, || self.storage(), slot);
+        thread::take_into(&self.key, self.lazy_storage(), slot);
         if slot.is_none() {
             *slot = Some(self.create());
         }
@@ -449,7 +449,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.local_max_bytes {
             return self.put_large(slot, bytes);
         }
-        thread::give_from(&self.key, || self.storage(), slot, bytes);
+        thread::give_from(&self.key, self.lazy_storage(), slot, bytes);
+    }
+
+    /// The storage, reached (and made) only if a tier's slow path calls
+    /// for it. One closure for every caller, so that each tier function
+    /// that takes it is compiled once per pooled type, not once per caller.
+    #[inline(always)]
+    fn lazy_storage<'a>(&'a self) -> impl FnOnce() -> &'a Arc<Storage<T>> {
+        || self.storage()
     }
 
     /// A return over the thread caches' limit (`slot` holds the reset
@@ -473,7 +481,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
                 thread::give_shared(storage, Entry { value, bytes });
             }
         } else {
-            thread::give_from(&self.key, || storage, slot, bytes);
+            thread::give_from(&self.key, self.lazy_storage(), slot, bytes);
         }
     }
 
@@ -482,15 +490,20 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(always)]
     fn reset(&self, slot: &mut Option<T>) -> usize {
         let on_panic = DiscardOnUnwind { pool: self, slot };
-        let bytes = on_panic.slot.as_mut().map_or(0, |value| {
-            T::reset(value);
-            // Reset verification: free in release builds (under
-            // `POOLABLE=chaos` the thread tier checks, on its slow path).
-            if cfg!(debug_assertions) && !T::is_reset(value) {
-                not_reset::<T>();
+        // `match`es, not `Option::map_or` and a closure, here and below:
+        // one instance less of each per pooled type in a debug build.
+        let bytes = match on_panic.slot.as_mut() {
+            Some(value) => {
+                T::reset(value);
+                // Reset verification: free in release builds (under
+                // `POOLABLE=chaos` the thread tier checks, on its slow path).
+                if cfg!(debug_assertions) && !T::is_reset(value) {
+                    not_reset::<T>();
+                }
+                size_of_kept(value)
             }
-            size_of_kept(value)
-        });
+            None => 0,
+        };
         core::mem::forget(on_panic);
         bytes
     }
@@ -505,7 +518,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
             return;
         }
         let on_panic = DiscardOnUnwind { pool: self, slot };
-        let used = on_panic.slot.as_ref().map_or(0, T::used_bytes);
+        let used = match on_panic.slot.as_ref() {
+            Some(value) => T::used_bytes(value),
+            None => 0,
+        };
         let used = used.saturating_add(core::mem::size_of::<T>());
         core::mem::forget(on_panic);
         let bytes = self.reset(slot);
@@ -531,10 +547,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let cap = storage.max_bytes();
         if self.policy.oversize == Oversize::Shrink && slot.is_some() {
             let on_panic = DiscardOnUnwind { pool: self, slot };
-            let shrunk = on_panic.slot.as_mut().map_or(0, |value| {
-                T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
-                size_of_kept(value)
-            });
+            let shrunk = match on_panic.slot.as_mut() {
+                Some(value) => {
+                    T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
+                    size_of_kept(value)
+                }
+                None => 0,
+            };
             core::mem::forget(on_panic);
             if shrunk <= cap {
                 thread::count(storage, Event::Shrunk);

@@ -84,6 +84,11 @@ fn live() -> Vec<Arc<dyn Registered>> {
 /// Record a pool's storage for `trim_all`; called once, on first use.
 pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
     let weak: Weak<Storage<T>> = Arc::downgrade(storage);
+    push(weak);
+}
+
+/// [`register`]'s work, compiled once rather than for every pooled type.
+fn push(weak: Weak<dyn Registered>) {
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.push(weak);

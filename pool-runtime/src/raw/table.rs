@@ -278,7 +278,7 @@ fn mirror(entries: &[Entry]) {
 /// mirror's length), if that entry holds `unique`.
 ///
 /// This and [`find`] read the thread-locals outside the generic lookups
-/// ([`with_near`], [`with_list`]): those are instantiated once per pool
+/// ([`with_near`], [`with`]): those are instantiated once per pool
 /// type and call site, and each would instantiate the thread-local's
 /// accessors again (a debug build of a used pool compiles every copy).
 #[cfg(not(poolable_loom))]
@@ -324,27 +324,25 @@ pub(crate) fn with<S, H, R>(
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
     let (index, unique) = key.numbers();
-    if index < NEAR_LEN {
-        return with_near(key, f);
-    }
-    with_list(index, unique, f)
-}
-
-/// [`with`] through the list itself.
-#[inline(always)]
-fn with_list<S, H, R>(
-    index: usize,
-    unique: u64,
-    f: impl FnOnce(Owner<'_, S, H>) -> R,
-) -> Option<R> {
     // A `match`, not `Option::map` and a closure: one instance less per
     // pool type and call site (see `near`).
     #[allow(clippy::manual_map)]
-    match find(index, unique) {
+    match lookup(index, unique) {
         // SAFETY: see `owner`.
         Some(tenant) => Some(f(unsafe { owner(tenant) })),
         None => None,
     }
+}
+
+/// The tenant pointer for a key's numbers: through the mirror if it holds
+/// them, else through the list. Not generic, so that [`with`]'s copies (one
+/// per pool type and call site) hold only the call of `f`.
+fn lookup(index: usize, unique: u64) -> Option<*const ()> {
+    #[cfg(not(poolable_loom))]
+    if index < NEAR_LEN {
+        return near(index, unique);
+    }
+    find(index, unique)
 }
 
 /// [`with`] for a key the mirror holds (the hot paths): `None` also for a
@@ -356,18 +354,19 @@ pub(crate) fn with_near<S, H, R>(
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
     let (index, unique) = key.numbers();
-    // As in `with_list`, a `match`.
+    // Under loom, every lookup reads the list.
+    #[cfg(poolable_loom)]
+    let found = find(index, unique);
     #[cfg(not(poolable_loom))]
+    let found = near(index, unique);
+    // As in `with`, a `match`.
     #[allow(clippy::manual_map)]
-    match near(index, unique) {
+    match found {
         // SAFETY: see `owner`; a mirrored entry equals the list's entry
         // (module docs), and the destructor empties the mirror first.
         Some(tenant) => Some(f(unsafe { owner(tenant) })),
         None => None,
     }
-    // Under loom, every lookup reads the list.
-    #[cfg(poolable_loom)]
-    with_list(index, unique, f)
 }
 
 /// The owner of the tenant an entry points to.
@@ -392,27 +391,33 @@ pub(crate) fn link<S: Send + 'static, H: Head<S>>(
     key: &Key<S, H>,
     tenant: Arc<Tenant<S, H>>,
 ) -> bool {
+    let entry = Entry {
+        unique: key.unique,
+        tenant: Arc::as_ptr(&tenant).cast(),
+        owner: Some(tenant),
+    };
+    link_entry(key.index, entry)
+}
+
+/// [`link`]'s work, not generic: `entry` into the slot `index`.
+fn link_entry(index: usize, entry: Entry) -> bool {
     TABLE
         .try_with(|table| {
             // SAFETY: no reference into the list is live (lookups copy out
             // of it); the clone allocates (user code, if the allocator is)
             // while the old list is still whole and untouched.
             let old = unsafe { &*table.entries.get() };
-            let len = old.len().max(key.index + 1);
+            let len = old.len().max(index + 1);
             let mut new: Vec<Entry> = Vec::with_capacity(len);
             new.extend(old.iter().cloned());
             new.resize(len, Entry::EMPTY);
             // Drop the entries of pools that are gone, and whatever held the slot.
             for (i, entry) in new.iter_mut().enumerate() {
-                if i == key.index || entry.owner.as_ref().is_some_and(|o| o.is_closed()) {
+                if i == index || entry.owner.as_ref().is_some_and(|o| o.is_closed()) {
                     *entry = Entry::EMPTY;
                 }
             }
-            new[key.index] = Entry {
-                unique: key.unique,
-                tenant: Arc::as_ptr(&tenant).cast(),
-                owner: Some(tenant),
-            };
+            new[index] = entry;
             // SAFETY: as above; one pointer swap, no user code.
             let old = core::mem::replace(unsafe { &mut *table.entries.get() }, new);
             #[cfg(not(poolable_loom))]

@@ -78,10 +78,30 @@ fn admit<T>(
     moved
 }
 
-/// Entries leaving the shards: their bytes leave the budget.
-fn release<T>(entries: Vec<Entry<T>>) -> impl Iterator<Item = T> {
-    budget::sub(entries.iter().map(|entry| entry.bytes).sum());
-    entries.into_iter().map(|entry| entry.value)
+/// Entries leaving the shards for `dead`: their bytes leave the budget.
+///
+/// This module's loops are plain loops rather than iterator chains, and
+/// they empty a `Vec` by `pop` rather than `into_iter`: each function here
+/// is compiled again for every pooled type, and an iterator brings its
+/// adapters' copies with it (a debug build of a used pool compiles them
+/// all; `scripts/derive_cost.py`).
+fn release<T>(mut entries: Vec<Entry<T>>, dead: &mut Vec<T>) {
+    let mut bytes = 0;
+    dead.reserve(entries.len());
+    while let Some(entry) = entries.pop() {
+        bytes += entry.bytes;
+        dead.push(entry.value);
+    }
+    budget::sub(bytes);
+}
+
+/// The bytes of `entries`.
+fn bytes_of<T>(entries: &[Entry<T>]) -> usize {
+    let mut bytes = 0;
+    for entry in entries {
+        bytes += entry.bytes;
+    }
+    bytes
 }
 
 pub(crate) struct Shards<T> {
@@ -90,41 +110,27 @@ pub(crate) struct Shards<T> {
 
 impl<T> Drop for Shards<T> {
     fn drop(&mut self) {
-        let left: usize = self
-            .shards
-            .iter()
-            .map(|shard| {
-                let shard = lock(shard);
-                shard
-                    .current
-                    .iter()
-                    .chain(&shard.victim)
-                    .map(|e| e.bytes)
-                    .sum::<usize>()
-            })
-            .sum();
-        budget::sub(left);
+        budget::sub(self.retained().1);
     }
 }
 
 impl<T> Shards<T> {
     /// Shards of `caps` entries each, which may grow to `ceilings`.
     pub(crate) fn new(caps: &[usize], ceilings: &[usize]) -> Self {
-        let shards = caps
-            .iter()
-            .zip(ceilings)
-            .map(|(&cap, &ceiling)| {
-                CachePadded(Mutex::new(Shard {
-                    current: Vec::new(),
-                    victim: Vec::new(),
-                    cap,
-                    floor: cap,
-                    ceiling: ceiling.max(cap),
-                    generation: 0,
-                }))
-            })
-            .collect();
-        Shards { shards }
+        let mut shards = Vec::with_capacity(caps.len());
+        for (&cap, &ceiling) in caps.iter().zip(ceilings) {
+            shards.push(CachePadded(Mutex::new(Shard {
+                current: Vec::new(),
+                victim: Vec::new(),
+                cap,
+                floor: cap,
+                ceiling: ceiling.max(cap),
+                generation: 0,
+            })));
+        }
+        Shards {
+            shards: shards.into_boxed_slice(),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -207,10 +213,9 @@ impl<T> Shards<T> {
             }
             shard.shrink();
             let current = mem::take(&mut shard.current);
-            let victim = mem::replace(&mut shard.victim, current);
-            dead.extend(release(victim));
+            release(mem::replace(&mut shard.victim, current), &mut dead);
             if steps >= 2 {
-                dead.extend(release(mem::take(&mut shard.victim)));
+                release(mem::take(&mut shard.victim), &mut dead);
             }
             shard.generation = generation;
         });
@@ -228,15 +233,13 @@ impl<T> Shards<T> {
                 &mut [&mut shard.victim, &mut shard.current]
             };
             for list in lists {
-                let n = list
-                    .iter()
-                    .take_while(|entry| {
-                        let more = freed < bytes;
-                        freed += if more { entry.bytes } else { 0 };
-                        more
-                    })
-                    .count();
-                dead.extend(release(list.drain(..n).collect()));
+                let mut n = 0;
+                while n < list.len() && freed < bytes {
+                    freed += list[n].bytes;
+                    n += 1;
+                }
+                let rest = list.split_off(n);
+                release(mem::replace(*list, rest), &mut dead);
             }
         });
         (dead, freed)
@@ -264,23 +267,22 @@ impl<T> Shards<T> {
             if generation.is_some_and(|g| g != shard.generation) {
                 continue;
             }
-            let shard = &mut *shard;
-            for list in [&mut shard.current, &mut shard.victim] {
-                while moved < n {
-                    match list.pop() {
-                        Some(entry) => {
-                            budget::sub(entry.bytes);
-                            moved += 1;
-                            if entry.bytes > LOCAL_CACHE_MAX_BYTES {
-                                // Too large for a thread cache: the
-                                // refill ends with it.
-                                n = moved;
-                            }
-                            into(entry);
-                        }
+            while moved < n {
+                // The current values first, then the victims.
+                let entry = match shard.current.pop() {
+                    Some(entry) => entry,
+                    None => match shard.victim.pop() {
+                        Some(entry) => entry,
                         None => break,
-                    }
+                    },
+                };
+                budget::sub(entry.bytes);
+                moved += 1;
+                if entry.bytes > LOCAL_CACHE_MAX_BYTES {
+                    // Too large for a thread cache: the refill ends with it.
+                    n = moved;
                 }
+                into(entry);
             }
         }
         moved
@@ -305,10 +307,8 @@ impl<T> Shards<T> {
     pub(crate) fn retained(&self) -> (usize, usize) {
         let (mut count, mut bytes) = (0, 0);
         self.each(|shard| {
-            for list in [&shard.current, &shard.victim] {
-                count += list.len();
-                bytes += list.iter().map(|e| e.bytes).sum::<usize>();
-            }
+            count += shard.current.len() + shard.victim.len();
+            bytes += bytes_of(&shard.current) + bytes_of(&shard.victim);
         });
         (count, bytes)
     }

@@ -120,10 +120,11 @@ impl<T: 'static> Storage<T> {
 
     /// The bytes every thread cache of this pool holds now.
     pub(crate) fn cached_bytes(&self) -> usize {
-        lock(&self.caches)
-            .iter()
-            .map(|cache| cache.head.retained_bytes())
-            .sum()
+        let mut bytes = 0;
+        for cache in lock(&self.caches).iter() {
+            bytes += cache.head.retained_bytes();
+        }
+        bytes
     }
 
     /// Count an event that happened without a thread cache.

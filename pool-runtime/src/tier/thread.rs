@@ -53,7 +53,7 @@ pub(crate) struct Stack<T> {
 impl<T> Stack<T> {
     fn new(cap: usize, generation: u64) -> Self {
         Stack {
-            items: core::array::from_fn(|_| None),
+            items: [const { None }; LOCAL_CACHE_SIZE],
             cap,
             aged: 0,
             generation,
@@ -233,9 +233,12 @@ impl<T> Drop for Oldest<'_, '_, T> {
         let len = self.held.len();
         let stack = &mut *self.held.stack;
         let n = self.taken;
-        stack.items[..len].rotate_left(n);
+        // The first `n` slots were emptied by `next`: move the rest down.
+        // (Swaps, not `rotate_left`: this is compiled for every pooled
+        // type, and a rotation brings three algorithms with it.)
         let sizes = &self.held.retained.sizes[..len];
         for (to, from) in (n..len).enumerate() {
+            stack.items.swap(to, from);
             sizes[to].store(sizes[from].swap(0, Relaxed), Relaxed);
         }
         stack.aged = stack.aged.saturating_sub(n);
@@ -280,7 +283,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
             let mut dead = Vec::new();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
-                dead.extend(age(&mut stack, storage));
+                age(&mut stack, storage, &mut dead);
                 let generation = stack.generation();
                 let n = stack.len();
                 storage
@@ -292,10 +295,12 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
                     break;
                 }
             }
-            let idle = dead.len() as u64;
+            let idle = dead.len();
             // Whatever found no room in the shards.
-            let full: Vec<T> = stack.oldest(stack.len()).map(|e| e.value).collect();
-            (idle, full.len() as u64, dead.into_iter().chain(full))
+            for entry in stack.oldest(stack.len()) {
+                dead.push(entry.value);
+            }
+            (idle as u64, (dead.len() - idle) as u64, dead)
         });
         let Some((idle, full, dead)) = dead else {
             return;
@@ -387,7 +392,8 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let found = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
-        let dead = age(&mut stack, &head.storage);
+        let mut dead = Vec::new();
+        age(&mut stack, &head.storage, &mut dead);
         if stack.len() == 0 {
             let generation = Some(stack.generation());
             // A value over the thread caches' limit is taken alone (the
@@ -412,7 +418,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     }
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
-    drop_each(dead.into_iter(), &head.storage.counters);
+    drop_each(dead, &head.storage.counters);
     found.map(|entry| entry.value)
 }
 
@@ -515,7 +521,8 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let dead = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
         let storage = &head.storage;
-        let dead = age(&mut stack, storage);
+        let mut dead = Vec::new();
+        age(&mut stack, storage, &mut dead);
         if stack.len() >= cap {
             // The oldest half leaves. An aged one lands among the shards'
             // current values, so it may survive one trim more than the
@@ -536,7 +543,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let dead = dead.unwrap_or_default();
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
-    drop_each(dead.into_iter(), &head.storage.counters);
+    drop_each(dead, &head.storage.counters);
     if let Some(entry) = entry {
         // The cache is busy (a return from inside a value's `Drop` during
         // one of its operations) or had no room: try the shards.
@@ -628,7 +635,8 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
     // from here on finds it registered.
     table::with(&storage.key, |owner| {
         owner.slow(|stack, _| {
-            let dead = age(&mut Held::new(stack, owner.head()), storage);
+            let mut dead = Vec::new();
+            age(&mut Held::new(stack, owner.head()), storage, &mut dead);
             debug_assert!(dead.is_empty(), "a new cache holds nothing");
         })
     });
@@ -661,30 +669,30 @@ fn home_shard<T>(storage: &Storage<T>) -> usize {
 }
 
 /// Bring a thread cache to the pool's current generation, the thread tier's
-/// part of the two-trim rule (`decay.rs`); returns what decayed, for the
-/// caller to drop after it lets go of the cache.
-pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>) -> Vec<T> {
+/// part of the two-trim rule (`decay.rs`); what decayed goes to `dead`, for
+/// the caller to drop after it lets go of the cache.
+pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Vec<T>) {
     let now = storage.generation.load(crate::sync::Ordering::Acquire);
     let steps = now.wrapping_sub(stack.generation());
-    let dead = match steps {
+    let n = match steps {
         0 => 0,
         1 => stack.aged(),
         _ => stack.len(),
     };
-    let dead: Vec<T> = if dead == 0 {
-        Vec::new()
-    } else {
-        stack.oldest(dead).map(|entry| entry.value).collect()
-    };
+    if n > 0 {
+        for entry in stack.oldest(n) {
+            dead.push(entry.value);
+        }
+    }
     if steps > 0 {
         stack.set_aged(now);
     }
-    dead
 }
 
-/// Drop each value on its own; count the panics on `counters`.
-pub(crate) fn drop_each<T>(values: impl Iterator<Item = T>, counters: &Counters) {
-    for value in values {
+/// Drop each value on its own, the last first; count the panics on
+/// `counters`. (By `pop`, as in `tier/shared.rs`: fewer copies per type.)
+pub(crate) fn drop_each<T>(mut values: Vec<T>, counters: &Counters) {
+    while let Some(value) = values.pop() {
         let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
         if dropped.is_err() {
             counters.add_shared(Event::DropPanicked, 1);
