@@ -456,7 +456,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// for it. One closure for every caller, so that each tier function
     /// that takes it is compiled once per pooled type, not once per caller.
     #[inline(always)]
-    fn lazy_storage<'a>(&'a self) -> impl FnOnce() -> &'a Arc<Storage<T>> {
+    fn lazy_storage<'a>(&'a self) -> impl Fn() -> &'a Arc<Storage<T>> {
         || self.storage()
     }
 

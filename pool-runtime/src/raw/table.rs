@@ -79,24 +79,58 @@ impl<S, H> KeyCopy<S, H> {
     }
 }
 
-/// What a lookup needs: a key, or a pool's copy of one.
+/// A key's numbers as one lookup read them, from a [`Key`] or a
+/// [`KeyCopy`]: a plain value, so that a slow path that takes it is
+/// compiled once per pool type, whichever of the two its caller had. Made
+/// only from a `Key<S, H>` or a `KeyCopy<S, H>`, so an entry it matches
+/// holds a `Tenant<S, H>`, as for the key itself.
+pub(crate) struct Numbers<S, H> {
+    index: usize,
+    unique: u64,
+    _types: PhantomData<fn() -> (S, H)>,
+}
+
+impl<S, H> Clone for Numbers<S, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S, H> Copy for Numbers<S, H> {}
+
+/// What a lookup needs: a key, a pool's copy of one, or their numbers.
 pub(crate) trait Lookup<S, H> {
     /// The table index and the unique number to match there.
-    fn numbers(&self) -> (usize, u64);
+    fn numbers(&self) -> Numbers<S, H>;
 }
 
 impl<S, H> Lookup<S, H> for Key<S, H> {
     #[inline(always)]
-    fn numbers(&self) -> (usize, u64) {
-        (self.index, self.unique)
+    fn numbers(&self) -> Numbers<S, H> {
+        Numbers {
+            index: self.index,
+            unique: self.unique,
+            _types: PhantomData,
+        }
     }
 }
 
 impl<S, H> Lookup<S, H> for KeyCopy<S, H> {
     #[inline(always)]
-    fn numbers(&self) -> (usize, u64) {
+    fn numbers(&self) -> Numbers<S, H> {
         let unique = self.unique.load(Ordering::Acquire);
-        (self.index.load(Ordering::Relaxed), unique)
+        Numbers {
+            index: self.index.load(Ordering::Relaxed),
+            unique,
+            _types: PhantomData,
+        }
+    }
+}
+
+impl<S, H> Lookup<S, H> for Numbers<S, H> {
+    #[inline(always)]
+    fn numbers(&self) -> Numbers<S, H> {
+        *self
     }
 }
 
@@ -323,7 +357,7 @@ pub(crate) fn with<S, H, R>(
     key: &impl Lookup<S, H>,
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
-    let (index, unique) = key.numbers();
+    let Numbers { index, unique, .. } = key.numbers();
     // A `match`, not `Option::map` and a closure: one instance less per
     // pool type and call site (see `near`).
     #[allow(clippy::manual_map)]
@@ -353,7 +387,7 @@ pub(crate) fn with_near<S, H, R>(
     key: &impl Lookup<S, H>,
     f: impl FnOnce(Owner<'_, S, H>) -> R,
 ) -> Option<R> {
-    let (index, unique) = key.numbers();
+    let Numbers { index, unique, .. } = key.numbers();
     // Under loom, every lookup reads the list.
     #[cfg(poolable_loom)]
     let found = find(index, unique);

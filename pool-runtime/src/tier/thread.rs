@@ -16,7 +16,7 @@ use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
 use crate::raw::slot::move_into;
-use crate::raw::table::{self, KeyCopy, Lookup};
+use crate::raw::table::{self, KeyCopy, Lookup, Numbers};
 use crate::stats::{Counters, Event, Stats};
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
@@ -326,13 +326,13 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
 #[inline(always)]
 pub(crate) fn take_into<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
     out: &mut Option<T>,
 ) {
     if table::with_near(key, |owner| pop(&owner, out)) != Some(true) {
         // By value, not through `out`: `out`'s address stays unknown to
         // other functions, so the compiler can build the guard in place.
-        move_into(out, &mut take_slow(key, storage));
+        move_into(out, &mut take_slow(key.numbers(), storage));
     }
 }
 
@@ -363,17 +363,27 @@ fn fast_counted<T: Send + 'static>(
     matches!(done, Fast::Done(true))
 }
 
-/// [`take_into`] when the cache had nothing to pop: a key past the table's
-/// mirror, a thread with no cache for the pool (it links one), or a cache
-/// that is empty, busy or has requests pending ([`refill`]).
+/// [`take_into`] when the cache had nothing to pop: [`take_cached`]. A
+/// shim for each caller's `storage`, so that the hot path passes it in a
+/// register and the work is compiled once per pool type.
 #[cold]
 #[inline(never)]
 fn take_slow<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
+    key: Numbers<Stack<T>, Head<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
+) -> Option<T> {
+    take_cached(key, &storage)
+}
+
+/// A get that found nothing to pop: a key past the table's mirror, a
+/// thread with no cache for the pool (it links one), or a cache that is
+/// empty, busy or has requests pending ([`refill`]).
+fn take_cached<'a, T: Send + 'static>(
+    key: Numbers<Stack<T>, Head<T>>,
+    storage: &dyn Fn() -> &'a Arc<Storage<T>>,
 ) -> Option<T> {
     let mut out = None;
-    let linked = table::with(key, |owner| {
+    let linked = table::with(&key, |owner| {
         if !pop(&owner, &mut out) {
             out = refill(&owner);
         }
@@ -425,9 +435,8 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 #[cold]
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
-        let mut out = None;
-        take_into(&storage.key, || storage, &mut out);
-        return out;
+        // The new cache is empty: straight to the slow path's refill.
+        return take_cached(storage.key.numbers(), &|| storage);
     }
     storage.count(Event::Get, 1);
     let found = from_shards(storage).map(|entry| entry.value);
@@ -462,14 +471,14 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
 /// shards when full; drop it if there is no room anywhere. Leaves `None`.
 /// Everything but a push onto the cache is [`give_slow`], the last call.
 #[inline(always)]
-pub(crate) fn give_from<'a, T: Send + 'static, S: FnOnce() -> &'a Arc<Storage<T>>>(
+pub(crate) fn give_from<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: S,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
     if table::with_near(key, |owner| push(&owner, slot, bytes)) != Some(true) {
-        give_slow(key, storage, slot, bytes);
+        give_slow(key.numbers(), storage, slot, bytes);
     }
 }
 
@@ -485,18 +494,29 @@ fn push<T: Send + 'static>(
     fast_counted(owner, Event::Put, |held| held.push_from(slot, bytes))
 }
 
-/// [`give_from`] when the value could not be pushed onto the cache: a key
-/// past the table's mirror, a thread with no cache for the pool (it links
-/// one), or a cache that is full, busy or has requests pending ([`spill`]).
+/// [`give_from`] when the value could not be pushed onto the cache:
+/// [`give_cached`], through a shim as [`take_slow`] is.
 #[cold]
 #[inline(never)]
 fn give_slow<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl FnOnce() -> &'a Arc<Storage<T>>,
+    key: Numbers<Stack<T>, Head<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
-    let linked = table::with(key, |owner| {
+    give_cached(key, &storage, slot, bytes);
+}
+
+/// A return that could not be pushed onto the cache: a key past the
+/// table's mirror, a thread with no cache for the pool (it links one), or
+/// a cache that is full, busy or has requests pending ([`spill`]).
+fn give_cached<'a, T: Send + 'static>(
+    key: Numbers<Stack<T>, Head<T>>,
+    storage: &dyn Fn() -> &'a Arc<Storage<T>>,
+    slot: &mut Option<T>,
+    bytes: usize,
+) {
+    let linked = table::with(&key, |owner| {
         if !push(&owner, slot, bytes) {
             if let Some(value) = slot.take() {
                 spill(&owner, Entry { value, bytes });
@@ -568,9 +588,10 @@ fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, coun
 #[cold]
 fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
     if link(storage) {
-        return give_from(
-            &storage.key,
-            || storage,
+        // The new cache is empty: straight to the slow path's push.
+        return give_cached(
+            storage.key.numbers(),
+            &|| storage,
             &mut Some(entry.value),
             entry.bytes,
         );
