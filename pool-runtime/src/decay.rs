@@ -145,11 +145,8 @@ impl<T> Stepping<T> {
         storage.note_held();
         let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
         let dead = storage.shards.step(steps.shards, now);
-        let mut cached = storage.caches();
-        let mut caches = Vec::with_capacity(cached.len());
-        while let Some(cache) = cached.pop() {
-            caches.push(reclaim.post(cache, 1));
-        }
+        let mut caches = Vec::new();
+        storage.each_cache(&mut |cache| caches.push(reclaim.post(Arc::clone(cache), 1)));
         Stepping {
             storage: Arc::clone(storage),
             caches,

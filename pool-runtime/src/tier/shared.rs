@@ -16,7 +16,7 @@
 
 use crate::LOCAL_CACHE_MAX_BYTES;
 use crate::budget;
-use crate::sync::{CachePadded, Mutex, lock};
+use crate::sync::{AtomicU64, CachePadded, Mutex, Ordering, lock};
 use core::mem;
 
 /// A reset value and the bytes it keeps (heap bytes plus `size_of::<T>()`),
@@ -105,7 +105,8 @@ fn bytes_of<T>(entries: &[Entry<T>]) -> usize {
 }
 
 pub(crate) struct Shards<T> {
-    shards: Box<[CachePadded<Mutex<Shard<T>>>]>,
+    /// Never resized (a `Vec` for one conversion less per pooled type).
+    shards: Vec<CachePadded<Mutex<Shard<T>>>>,
 }
 
 impl<T> Drop for Shards<T> {
@@ -128,9 +129,7 @@ impl<T> Shards<T> {
                 generation: 0,
             })));
         }
-        Shards {
-            shards: shards.into_boxed_slice(),
-        }
+        Shards { shards }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -138,15 +137,16 @@ impl<T> Shards<T> {
     }
 
     /// Move up to `n` entries of `from` into the shards, home shard first,
-    /// as long as `valid()` holds under each shard's lock (see `decay.rs`).
-    /// Returns how many moved.
+    /// as long as the pool's `generation` is still `expected` under each
+    /// shard's lock (see `decay.rs`). Returns how many moved.
     pub(crate) fn spill(
         &self,
         home: usize,
         from: &mut impl Iterator<Item = Entry<T>>,
         n: usize,
-        valid: impl Fn() -> bool,
+        (generation, expected): (&AtomicU64, u64),
     ) -> usize {
+        let valid = || generation.load(Ordering::Relaxed) == expected;
         let mut moved = 0;
         for shard in self.from(home) {
             if moved == n {
@@ -206,7 +206,7 @@ impl<T> Shards<T> {
     /// outside the locks.
     pub(crate) fn step(&self, steps: u64, generation: u64) -> Vec<T> {
         let mut dead = Vec::new();
-        self.each(|shard| {
+        self.each(&mut |shard| {
             if steps == 0 {
                 shard.generation = generation;
                 return;
@@ -226,7 +226,7 @@ impl<T> Shards<T> {
     /// only (`oldest_only`) or from every list. Returns them and their bytes.
     pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Vec<T>, usize) {
         let (mut dead, mut freed) = (Vec::new(), 0);
-        self.each(|shard| {
+        self.each(&mut |shard| {
             let lists: &mut [&mut Vec<Entry<T>>] = if oldest_only {
                 &mut [&mut shard.victim]
             } else {
@@ -256,7 +256,7 @@ impl<T> Shards<T> {
         home: usize,
         mut n: usize,
         generation: Option<u64>,
-        mut into: impl FnMut(Entry<T>),
+        into: &mut dyn FnMut(Entry<T>),
     ) -> usize {
         let mut moved = 0;
         for shard in self.from(home) {
@@ -290,7 +290,7 @@ impl<T> Shards<T> {
 
     /// Run `f` on every shard in turn, under its lock. `f` must not run user
     /// code: it moves values out for the caller to drop.
-    fn each(&self, mut f: impl FnMut(&mut Shard<T>)) {
+    fn each(&self, f: &mut dyn FnMut(&mut Shard<T>)) {
         for shard in self.shards.iter() {
             f(&mut lock(shard));
         }
@@ -299,14 +299,14 @@ impl<T> Shards<T> {
     /// How many entries the shards may hold now, all together.
     pub(crate) fn capacity(&self) -> usize {
         let mut cap = 0usize;
-        self.each(|shard| cap = cap.saturating_add(shard.cap));
+        self.each(&mut |shard| cap = cap.saturating_add(shard.cap));
         cap
     }
 
     /// Values and bytes held, read shard by shard.
     pub(crate) fn retained(&self) -> (usize, usize) {
         let (mut count, mut bytes) = (0, 0);
-        self.each(|shard| {
+        self.each(&mut |shard| {
             count += shard.current.len() + shard.victim.len();
             bytes += bytes_of(&shard.current) + bytes_of(&shard.victim);
         });
@@ -337,7 +337,7 @@ mod tests {
             assert!(shards.push(0, entry()).is_ok());
         }
         assert!(shards.push(0, entry()).is_err(), "past the ceiling");
-        shards.each(|shard| {
+        shards.each(&mut |shard| {
             assert_eq!(shard.cap, 8);
             shard.shrink();
             assert_eq!(shard.cap, 4);

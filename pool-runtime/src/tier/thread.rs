@@ -286,11 +286,12 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
                 age(&mut stack, storage, &mut dead);
                 let generation = stack.generation();
                 let n = stack.len();
-                storage
-                    .shards
-                    .spill(head.home, &mut stack.oldest(n), n, || {
-                        storage.generation.load(Relaxed) == generation
-                    });
+                storage.shards.spill(
+                    head.home,
+                    &mut stack.oldest(n),
+                    n,
+                    (&storage.generation, generation),
+                );
                 if storage.generation.load(Relaxed) == generation {
                     break;
                 }
@@ -410,7 +411,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
             // refill stops at it) and handed out at once: none stays here.
             head.storage
                 .shards
-                .refill(head.home, batch, generation, |entry| {
+                .refill(head.home, batch, generation, &mut |entry| {
                     // The stack is empty and `batch` <= its cap: there is room.
                     let _ = stack.push(entry);
                 });
@@ -462,7 +463,9 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
         .shards
-        .refill(home_shard(storage), 1, None, |entry| found = Some(entry));
+        .refill(home_shard(storage), 1, None, &mut |entry| {
+            found = Some(entry)
+        });
     found
 }
 
@@ -549,11 +552,12 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
             // two-trim rule says: decay can be late, never early.
             let batch = cap.div_ceil(2);
             let generation = stack.generation();
-            storage
-                .shards
-                .spill(head.home, &mut stack.oldest(batch), batch, || {
-                    storage.generation.load(Relaxed) == generation
-                });
+            storage.shards.spill(
+                head.home,
+                &mut stack.oldest(batch),
+                batch,
+                (&storage.generation, generation),
+            );
         }
         if let Some(Err(e)) = entry.take().map(|e| stack.push(e)) {
             entry = Some(e);
