@@ -567,6 +567,29 @@ mod tests {
         }
     }
 
+    /// The mirror is indexed modulo its length, with no bounds check: an
+    /// index past it lands on the entry of another key, whose unique number
+    /// (never reused) is not the one looked up, so it finds nothing there.
+    #[test]
+    fn an_index_past_the_mirror_lands_on_an_entry_that_does_not_match() {
+        let entries: Vec<Entry> = (0..4u64)
+            .map(|i| Entry {
+                unique: 100 + i,
+                tenant: core::ptr::dangling(),
+                owner: None,
+            })
+            .collect();
+        mirror(&entries);
+        assert_eq!(near(2, 102), Some(core::ptr::dangling()));
+        // A far key's own number, on the entry its index aliases.
+        assert_eq!(near(2 + NEAR_LEN, 7), None);
+        assert_eq!(near(2 + 5 * NEAR_LEN, 102 + 1), None);
+        // Past the list: empty entries (0) match no key (numbers from 1).
+        assert_eq!(near(10 + NEAR_LEN, 1), None);
+        mirror(&[]);
+        assert_eq!(near(2, 102), None);
+    }
+
     /// At thread exit, a value's `Drop` run by the eviction looks its pool
     /// up and finds nothing (not the tenant being emptied): the mirror is
     /// emptied before the list.
