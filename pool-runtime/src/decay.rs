@@ -77,27 +77,16 @@ impl Steps {
 /// Decay steps on one pool (a [`Pool::trim`](crate::Pool::trim) or
 /// [`clear`](crate::Pool::clear)): a batch of one.
 pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
-    step_each(
-        core::slice::from_ref(storage),
-        steps,
-        |storage, steps, reclaim| Box::new(Stepping::begin(storage, steps, reclaim)),
-    );
+    step_each(|reclaim| vec![Box::new(Stepping::begin(storage, steps, reclaim))]);
 }
 
-/// Decay steps on `pools` in one batch ([`Reclaim`]): each begins its part
-/// (`begin`), then one heavy fence however many pools and threads there
-/// are, then each finishes; the values let go of are dropped after every
-/// lock is released.
-pub(crate) fn step_each<P>(
-    pools: &[P],
-    steps: Steps,
-    begin: impl Fn(&P, Steps, &Reclaim) -> Box<dyn Stepped>,
-) {
+/// Decay steps on several pools in one batch ([`Reclaim`]): `begin` begins
+/// each pool's part, then one heavy fence however many pools and threads
+/// there are, then each finishes; the values let go of are dropped after
+/// every lock is released.
+pub(crate) fn step_each(begin: impl FnOnce(&Reclaim) -> Vec<Box<dyn Stepped>>) {
     let reclaim = Reclaim::begin();
-    let mut stepping: Vec<_> = pools
-        .iter()
-        .map(|pool| begin(pool, steps, &reclaim))
-        .collect();
+    let mut stepping = begin(&reclaim);
     let fenced = reclaim.fence();
     for pool in &mut stepping {
         pool.finish(&fenced);

@@ -130,8 +130,11 @@ pub(crate) fn step_all(steps: Steps) {
 /// Decay steps on `pools` in one batch: one heavy fence however many pools
 /// and threads there are (`raw/owned.rs`); the values go after the batch.
 fn step_pools(pools: &[Arc<dyn Registered>], steps: Steps) {
-    decay::step_each(pools, steps, |pool, steps, reclaim| {
-        Arc::clone(pool).begin_step(steps, reclaim)
+    decay::step_each(|reclaim| {
+        pools
+            .iter()
+            .map(|pool| Arc::clone(pool).begin_step(steps, reclaim))
+            .collect()
     });
 }
 
