@@ -200,7 +200,7 @@ fn main() {
     // Every Rust peer against poolable on one thread: criterion's windows
     // once put lockfree-object-pool's `LinearObjectPool` at 4.4× the
     // baseline where callgrind counts it at 59 instructions per op against
-    // poolable's 122 (issue #25, item 3); alternation settles which is
+    // poolable's 120 (issue #25, item 3); alternation settles which is
     // faster.
     for peer in ObjContender::ALL {
         if let ObjContender::On(kind) = peer
