@@ -256,7 +256,7 @@ impl<T> Shards<T> {
         home: usize,
         mut n: usize,
         generation: Option<u64>,
-        into: &mut dyn FnMut(Entry<T>),
+        mut into: impl FnMut(Entry<T>),
     ) -> usize {
         let mut moved = 0;
         for shard in self.from(home) {

@@ -411,7 +411,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
             // refill stops at it) and handed out at once: none stays here.
             head.storage
                 .shards
-                .refill(head.home, batch, generation, &mut |entry| {
+                .refill(head.home, batch, generation, |entry| {
                     // The stack is empty and `batch` <= its cap: there is room.
                     let _ = stack.push(entry);
                 });
@@ -463,9 +463,7 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
         .shards
-        .refill(home_shard(storage), 1, None, &mut |entry| {
-            found = Some(entry)
-        });
+        .refill(home_shard(storage), 1, None, |entry| found = Some(entry));
     found
 }
 
