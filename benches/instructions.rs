@@ -13,6 +13,12 @@
 //! 2N run, divided by N, gives the same figure. The ops run on the main
 //! thread after a warm-up, so every cache is in its steady state.
 //!
+//! `burst` in place of a contender counts poolable's slow paths instead:
+//! rounds of 32 gets of workload 0's `Obj`, a byte pushed into each, then
+//! 32 drops, so a thread cache (8 values) spills half of itself to the
+//! shards on returns and refills from them on gets. The figure is again per
+//! get + push + drop; it is not one of RESULTS.md's rows.
+//!
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
 mod support {
@@ -22,7 +28,7 @@ mod support {
     pub mod run;
 }
 
-use support::obj::{ObjContender, ObjContenders};
+use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
 /// Ops before the measured ones: fills the caches and finishes lazy set-up.
 const WARM: u64 = 1_000;
@@ -34,6 +40,28 @@ fn measured_ops(contenders: &ObjContenders, contender: ObjContender, n: u64) {
     contenders.run(contender, n);
 }
 
+/// Values a round of `burst` holds at once: four thread caches' worth.
+const BURST: u64 = 32;
+
+/// Rounds of `burst` for `n` gets + pushes + drops.
+#[inline(never)]
+fn burst(n: u64) {
+    let mut held = Vec::with_capacity(BURST as usize);
+    for round in 0..n / BURST {
+        held.extend((0..BURST).map(|_| Obj::pool().get()));
+        for guard in &mut held {
+            push_byte(&mut guard.buf, round);
+        }
+        held.clear();
+    }
+}
+
+/// The measured rounds of `burst`, collected as `measured_ops` is.
+#[inline(never)]
+fn measured_ops_burst(n: u64) {
+    burst(n);
+}
+
 /// The contender with this id.
 fn from_id(id: &str) -> Option<ObjContender> {
     ObjContender::ALL.into_iter().find(|c| c.id() == id)
@@ -42,7 +70,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender> <n>   (contenders: {})\n\
+        "usage: instructions <contender | burst> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")
@@ -60,6 +88,14 @@ fn main() {
             for c in ObjContender::ALL {
                 println!("{}", c.id());
             }
+        }
+        [id, n] if id == "burst" => {
+            let Ok(n) = n.parse::<u64>() else {
+                eprintln!("{}", usage());
+                std::process::exit(2);
+            };
+            burst(WARM);
+            measured_ops_burst(n);
         }
         [id, n] => {
             let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
