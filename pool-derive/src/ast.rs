@@ -4,9 +4,8 @@
 
 use crate::attr;
 use crate::ctxt::Errors;
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenTree};
 use quote::ToTokens;
-use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Generics, Ident, Member, Token, Type, Visibility};
 
 /// Which derive is running.
@@ -53,6 +52,9 @@ pub struct Field<'a> {
     /// The span of `ty`'s last token (stable Rust cannot join spans), so an
     /// error about a type the derive wraps underlines all of it.
     pub span_end: Span,
+    /// Whether `ty` names `Self` (which an item outside the struct's impls
+    /// cannot: `expand::fields_check` renames it there).
+    pub names_self: bool,
     pub attrs: attr::Field,
     pub original: &'a syn::Field,
 }
@@ -85,27 +87,46 @@ impl<'a> Container<'a> {
 
 impl<'a> Field<'a> {
     fn from_syn(index: usize, field: &'a syn::Field, errors: &mut Errors) -> Field<'a> {
+        let (span, span_end, names_self) = walk_type(&field.ty);
         let member = match &field.ident {
             Some(ident) => Member::Named(ident.clone()),
             None => Member::Unnamed(syn::Index {
                 index: index as u32,
-                span: field.ty.span(),
+                span,
             }),
         };
-        let span = field.ty.span();
-        let span_end = field
-            .ty
-            .to_token_stream()
-            .into_iter()
-            .last()
-            .map_or(span, |token| token.span());
         Field {
             member,
             ty: &field.ty,
             span,
             span_end,
+            names_self,
             attrs: attr::Field::from_attrs(&field.attrs, errors),
             original: field,
         }
+    }
+}
+
+/// `ty`'s span as `Spanned::span` computes it (the first token's, joined
+/// with the last's where the compiler can), its last token's span, and
+/// whether it names `Self`: from one walk of its tokens, each walk costing
+/// calls across the proc-macro bridge (`tokens.rs`).
+fn walk_type(ty: &Type) -> (Span, Span, bool) {
+    fn names_self(token: &TokenTree) -> bool {
+        match token {
+            TokenTree::Ident(ident) => ident == "Self",
+            TokenTree::Group(group) => group.stream().into_iter().any(|token| names_self(&token)),
+            TokenTree::Punct(_) | TokenTree::Literal(_) => false,
+        }
+    }
+    let (mut first, mut last, mut found) = (None, None, false);
+    for token in ty.to_token_stream() {
+        found |= names_self(&token);
+        first.get_or_insert(token.span());
+        last = Some(token.span());
+    }
+    match (first, last) {
+        (Some(first), Some(last)) => (first.join(last).unwrap_or(first), last, found),
+        _ => (Span::call_site(), Span::call_site(), found),
     }
 }

@@ -5,12 +5,13 @@
 use crate::ast::{Container, Derive, Field};
 use crate::attr::Rule;
 use crate::ctxt::Errors;
+use crate::tokens::{Emit, push};
 use crate::valid;
-use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, TokenStreamExt, quote, quote_spanned};
 use std::collections::BTreeSet;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, GenericParam, Ident, Path, Type, WherePredicate, parse_quote};
+use syn::{DeriveInput, GenericParam, Ident, Member, Path, Type, WherePredicate, parse_quote};
 
 pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
@@ -58,25 +59,32 @@ fn is_plain(field: &Field<'_>) -> bool {
 
 /// `(&mut this.a, &mut this.b)` (or `&this.a`...) for the plain fields,
 /// nested by twelve (the runtime's tuples stop there); `None` if there are
-/// none.
-fn fields_tuple(cont: &Container<'_>, by: &TokenStream) -> Option<TokenStream> {
-    let refs: Vec<TokenStream> = cont
+/// none. Written into the stream it is interpolated into (`tokens.rs`).
+fn fields_tuple<'a>(cont: &'a Container<'_>, by: &'static str) -> Option<impl ToTokens + 'a> {
+    fn nest(out: &mut TokenStream, refs: &[&Member], by: &str) {
+        let mut inner = TokenStream::new();
+        if refs.len() <= 12 {
+            for member in refs {
+                push(&mut inner, Span::call_site(), by);
+                push(&mut inner, Span::call_site(), "this.");
+                member.to_tokens(&mut inner);
+                push(&mut inner, Span::call_site(), ",");
+            }
+        } else {
+            for chunk in refs.chunks(12) {
+                nest(&mut inner, chunk, by);
+                push(&mut inner, Span::call_site(), ",");
+            }
+        }
+        out.append(Group::new(Delimiter::Parenthesis, inner));
+    }
+    let refs: Vec<&Member> = cont
         .fields
         .iter()
         .filter(|field| is_plain(field))
-        .map(|field| {
-            let member = &field.member;
-            quote!(#by this.#member)
-        })
+        .map(|field| &field.member)
         .collect();
-    fn nest(refs: &[TokenStream]) -> TokenStream {
-        if refs.len() <= 12 {
-            return quote!((#(#refs,)*));
-        }
-        let chunks = refs.chunks(12).map(nest);
-        quote!((#(#chunks,)*))
-    }
-    (!refs.is_empty()).then(|| nest(&refs))
+    (!refs.is_empty()).then_some(Emit(move |out: &mut TokenStream| nest(out, &refs, by)))
 }
 
 /// The `Reset` impl of a struct without generic parameters: the plain
@@ -89,37 +97,42 @@ fn fields_tuple(cont: &Container<'_>, by: &TokenStream) -> Option<TokenStream> {
 fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let ident = cont.ident;
     let alias = checked_alias(Span::call_site());
-    let checked = quote!(#alias<#ident>);
-    let private = quote!(#krate::__private);
     let others: Vec<&Field<'_>> = cont.fields.iter().filter(|f| !is_plain(f)).collect();
     let wipes = cont
         .fields
         .iter()
         .filter_map(|field| wipe_field(field, krate));
-    let fields_mut = fields_tuple(cont, &quote!(&mut));
-    let fields = fields_tuple(cont, &quote!(&));
+    let fields_mut = fields_tuple(cont, "&mut");
+    let fields = fields_tuple(cont, "&");
     let reset_plain = fields_mut
         .as_ref()
-        .map(|fields| quote!(#private::reset(#fields);));
+        .map(|fields| quote!(#krate::__private::reset(#fields);));
     let resets = cont.fields.iter().map(|field| {
         let shrink = shrink_to(field, krate);
         if is_plain(field) {
-            quote!(#shrink)
+            shrink
         } else {
             let rule = reset_rule(field, krate);
-            quote!(#rule #shrink)
+            Some(quote!(#rule #shrink))
         }
     });
-    let start = |f: &str, zero: TokenStream| match &fields {
-        Some(fields) => {
-            let f = Ident::new(f, Span::call_site());
-            quote!(#private::#f(#fields))
-        }
-        None => zero,
+    let fields = fields.as_ref();
+    let start = |f: &'static str, zero: &'static str| {
+        Emit(move |out: &mut TokenStream| match fields {
+            Some(fields) => {
+                krate.to_tokens(out);
+                push(out, Span::call_site(), "::__private::");
+                push(out, Span::call_site(), f);
+                let mut args = TokenStream::new();
+                fields.to_tokens(&mut args);
+                out.append(Group::new(Delimiter::Parenthesis, args));
+            }
+            None => out.extend(zero.parse::<TokenStream>()),
+        })
     };
-    let heap_bytes = start("heap_bytes", quote!(0usize));
-    let used_bytes = start("used_bytes", quote!(0usize));
-    let is_reset = start("is_reset", quote!(true));
+    let heap_bytes = start("heap_bytes", "0usize");
+    let used_bytes = start("used_bytes", "0usize");
+    let is_reset = start("is_reset", "true");
     let sizes = others
         .iter()
         .filter_map(|field| field_heap_bytes(field, krate));
@@ -136,11 +149,11 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
             #[inline]
             fn shrink_heap(&mut self, max_bytes: usize) {
                 let total = #krate::Reset::heap_bytes(self);
-                let this: &mut #checked = self;
-                #private::shrink_heap(total, #fields, max_bytes)
+                let this: &mut #alias<#ident> = self;
+                #krate::__private::shrink_heap(total, #fields, max_bytes)
             }
         },
-        _ => shrink_heap(cont, krate, &checked),
+        _ => shrink_heap(cont, krate, &quote!(#alias<#ident>)),
     };
     quote! {
         #[automatically_derived]
@@ -148,7 +161,7 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         impl #krate::Reset for #ident {
             #[inline]
             fn reset(&mut self) {
-                let this: &mut #checked = self;
+                let this: &mut #alias<#ident> = self;
                 #(#wipes)*
                 #reset_plain
                 #(#resets)*
@@ -156,19 +169,19 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 
             #[inline]
             fn heap_bytes(&self) -> usize {
-                let this: &#checked = self;
+                let this: &#alias<#ident> = self;
                 #heap_bytes #(.saturating_add(#sizes))*
             }
 
             #[inline]
             fn is_reset(&self) -> bool {
-                let this: &#checked = self;
+                let this: &#alias<#ident> = self;
                 #is_reset #(&& #checks)*
             }
 
             #[inline]
             fn used_bytes(&self) -> usize {
-                let this: &#checked = self;
+                let this: &#alias<#ident> = self;
                 #used_bytes #(.saturating_add(#used))*
             }
 
@@ -188,52 +201,62 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 /// type is named through the `Send` check's alias there).
 fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {
     let alias = checked_alias(Span::call_site());
-    let private = quote!(#krate::__private);
-    // The constants are items of their own, where `Self` is not the struct.
-    let tys: Vec<TokenStream> = cont
-        .fields
-        .iter()
-        .map(|field| self_named(field.ty.to_token_stream(), cont.ident))
-        .collect();
-    let sent = matches!(derive, Derive::Poolable).then(|| {
-        let checks = cont
-            .fields
-            .iter()
-            .zip(&tys)
-            .map(|(field, ty)| quote_spanned!(field.span=> <#ty as #private::SendField>::OK));
-        quote! {
-            const __POOLABLE_FIELDS_SEND: bool = true #(& #checks)*;
-            type __PoolableSent<T> = <T as #private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
+    let site = Span::call_site();
+    // Each field's type as the constants name it: they are items of their
+    // own, where `Self` is not the struct.
+    let ty = |out: &mut TokenStream, field: &Field<'_>| {
+        if field.names_self {
+            out.extend(self_named(field.ty.to_token_stream(), cont.ident));
+        } else {
+            field.ty.to_tokens(out);
+        }
+    };
+    let sent = matches!(derive, Derive::Poolable);
+    // `& <Ty as ::poolable::__private::SendField>::OK` for each field.
+    let send_checks = Emit(|out: &mut TokenStream| {
+        for field in &cont.fields {
+            push(out, site, "&");
+            push(out, field.span, "<");
+            ty(out, field);
+            push(out, field.span, "as");
+            krate.to_tokens(out);
+            push(out, site, "::__private");
+            push(out, field.span, "::SendField>::OK");
         }
     });
-    let resets = cont
-        .fields
-        .iter()
-        .zip(&tys)
-        .filter(|(field, _)| matches!(field.attrs.rule, Rule::Reset))
-        .map(|(field, ty)| {
-            // Spanned from the type's first token to its last, so the error
-            // underlines the whole type (see `checked_ty`).
-            let (open, close) = (
-                quote_spanned!(field.span=> <),
-                quote_spanned!(field.span_end=> as #krate::Reset>::reset),
-            );
-            match sent {
-                Some(_) => {
-                    let sent = Ident::new("__PoolableSent", field.span);
-                    let (lt, gt) = (
-                        quote_spanned!(field.span=> <),
-                        quote_spanned!(field.span_end=> >),
-                    );
-                    quote!(let _ = #open #sent #lt #ty #gt #close;)
-                }
-                None => quote!(let _ = #open #ty #close;),
+    // `let _ = <__PoolableSent<Ty> as ::poolable::Reset>::reset;` for each
+    // field reset by its own impl, spanned from the type's first token to
+    // its last, so the error underlines the whole type (see `checked_ty`).
+    let reset_checks = Emit(|out: &mut TokenStream| {
+        for field in &cont.fields {
+            if !matches!(field.attrs.rule, Rule::Reset) {
+                continue;
             }
-        });
+            push(out, site, "let _ =");
+            push(out, field.span, "<");
+            if sent {
+                push(out, field.span, "__PoolableSent <");
+                ty(out, field);
+                push(out, field.span_end, ">");
+            } else {
+                ty(out, field);
+            }
+            push(out, field.span_end, "as");
+            krate.to_tokens(out);
+            push(out, field.span_end, "::Reset>::reset");
+            push(out, site, ";");
+        }
+    });
+    let sent = sent.then(|| {
+        quote! {
+            const __POOLABLE_FIELDS_SEND: bool = true #send_checks;
+            type __PoolableSent<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
+        }
+    });
     quote! {
         #sent
-        const __POOLABLE_FIELDS_OK: bool = { #(#resets)* true };
-        type #alias<T> = <T as #private::Checked<__POOLABLE_FIELDS_OK>>::Is;
+        const __POOLABLE_FIELDS_OK: bool = { #reset_checks true };
+        type #alias<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_OK>>::Is;
     }
 }
 
@@ -699,12 +722,16 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         .oversize
         .get()
         .map(|variant| quote!(.oversize(#krate::Oversize::#variant)));
-    let max_bytes = quote!(#auto #cap #oversize);
     let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
         let alias = checked_alias(Span::call_site());
-        let pooled = quote!(#alias<#ident>);
+        let pooled = Emit(|out: &mut TokenStream| {
+            alias.to_tokens(out);
+            push(out, Span::call_site(), "<");
+            ident.to_tokens(out);
+            push(out, Span::call_site(), ">");
+        });
         let vis = cont.vis;
         // The pool's type names the struct through the fields' checks
         // (`fields_check`): when a field is not `Send`, the static's type is
@@ -738,7 +765,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                     // used or not (`scripts/derive_cost.py` measures it).
                     static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#pooled>> =
                         ::core::mem::ManuallyDrop::new(
-                            #krate::Pool::<#pooled>::with_new(#new) #max_retained #max_bytes #name,
+                            #krate::Pool::<#pooled>::with_new(#new) #max_retained #auto #cap #oversize #name,
                         );
                     &POOL
                 }
@@ -770,7 +797,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
                 #krate::__private::generic_pool::<Self>(|| {
-                    #krate::Pool::<Self>::with_new(#new) #max_retained #max_bytes #name
+                    #krate::Pool::<Self>::with_new(#new) #max_retained #auto #cap #oversize #name
                 })
             }
         }

@@ -17,6 +17,7 @@ mod expand;
 mod expandtest;
 mod fallback;
 mod symbol;
+mod tokens;
 mod valid;
 
 use ast::Derive;
