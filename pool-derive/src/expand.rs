@@ -751,8 +751,11 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         // checking it where it is written, as it checks a bound that names
         // no generic parameter. The impl holds wherever the struct is
         // `Send`: everywhere, once the crate compiles.
+        //
+        // The inherent impl is not `#[automatically_derived]`: that
+        // attribute is for trait impls, and rustc is phasing it out
+        // elsewhere (a warning now, a hard error later).
         return quote! {
-            #[automatically_derived]
             impl #ident {
                 /// The type's pool: the `static` that `Poolable::pool`
                 /// returns, callable without the trait in scope.

@@ -90,3 +90,55 @@ fn expansions_match_their_snapshots() {
          and `git diff`: {stale:#?}"
     );
 }
+
+/// `#[automatically_derived]` goes on trait impls only: on an inherent impl
+/// rustc 1.95 warns that it "will become a hard error in a future release"
+/// (`unused_attributes`, hidden from users inside a derive's output until
+/// then). Checked on every expansion input.
+#[test]
+fn only_trait_impls_are_marked_automatically_derived() {
+    fn inherent_marked(items: &[Item], found: &mut Vec<String>) {
+        for item in items {
+            match item {
+                Item::Impl(imp)
+                    if imp.trait_.is_none()
+                        && imp
+                            .attrs
+                            .iter()
+                            .any(|a| a.path().is_ident("automatically_derived")) =>
+                {
+                    let ty = &imp.self_ty;
+                    found.push(quote::quote!(#ty).to_string());
+                }
+                Item::Const(constant) => {
+                    if let syn::Expr::Block(block) = &*constant.expr {
+                        let nested: Vec<Item> = block
+                            .block
+                            .stmts
+                            .iter()
+                            .filter_map(|stmt| match stmt {
+                                syn::Stmt::Item(item) => Some(item.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        inherent_marked(&nested, found);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let mut found = Vec::new();
+    for entry in fs::read_dir(&dir).expect("tests/expand exists") {
+        let path = entry.expect("a readable directory entry").path();
+        if path.extension().is_some_and(|e| e == "rs")
+            && !path.to_string_lossy().ends_with(".expanded.rs")
+        {
+            let source = fs::read_to_string(&path).expect("a readable input");
+            let file = syn::parse_file(&expand_file(&source)).expect("the expansion parses");
+            inherent_marked(&file.items, &mut found);
+        }
+    }
+    assert!(found.is_empty(), "inherent impls marked: {found:?}");
+}

@@ -56,7 +56,6 @@ const _: () = {
             ::poolable::__private::shrink_heap(total, (&mut this.data,), max_bytes)
         }
     }
-    #[automatically_derived]
     impl Upload {
         /// The type's pool: the `static` that `Poolable::pool`
         /// returns, callable without the trait in scope.
@@ -138,7 +137,6 @@ const _: () = {
             ::poolable::__private::shrink_heap(total, (&mut this.chunks,), max_bytes)
         }
     }
-    #[automatically_derived]
     impl Body {
         /// The type's pool: the `static` that `Poolable::pool`
         /// returns, callable without the trait in scope.
@@ -224,7 +222,6 @@ const _: () = {
             )
         }
     }
-    #[automatically_derived]
     impl Renamed {
         /// The type's pool: the `static` that `Poolable::pool`
         /// returns, callable without the trait in scope.

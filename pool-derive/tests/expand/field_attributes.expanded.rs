@@ -125,7 +125,6 @@ const _: () = {
             <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut this.token);
         }
     }
-    #[automatically_derived]
     impl Fields {
         /// The type's pool: the `static` that `Poolable::pool`
         /// returns, callable without the trait in scope.

@@ -63,7 +63,6 @@ const _: () = {
             )
         }
     }
-    #[automatically_derived]
     impl Request {
         /// The type's pool: the `static` that `Poolable::pool`
         /// returns, callable without the trait in scope.
