@@ -24,23 +24,61 @@ pub(crate) use core::sync::atomic::Ordering;
 pub(crate) use std::sync::{Arc, Weak};
 
 /// `loom::cell::UnsafeCell` under the model checker, which then checks every
-/// access for a data race; a zero-cost wrapper with the same API otherwise.
-#[cfg(poolable_loom)]
-pub(crate) use loom::cell::UnsafeCell;
-
-#[cfg(not(poolable_loom))]
+/// access for a data race; a zero-cost wrapper of core's otherwise.
 #[derive(Debug)]
-pub(crate) struct UnsafeCell<T>(core::cell::UnsafeCell<T>);
+pub(crate) struct UnsafeCell<T> {
+    #[cfg(not(poolable_loom))]
+    cell: core::cell::UnsafeCell<T>,
+    #[cfg(poolable_loom)]
+    cell: loom::cell::UnsafeCell<T>,
+}
 
-#[cfg(not(poolable_loom))]
 impl<T> UnsafeCell<T> {
-    pub(crate) const fn new(value: T) -> Self {
-        UnsafeCell(core::cell::UnsafeCell::new(value))
+    pub(crate) fn new(value: T) -> Self {
+        UnsafeCell {
+            #[cfg(not(poolable_loom))]
+            cell: core::cell::UnsafeCell::new(value),
+            #[cfg(poolable_loom)]
+            cell: loom::cell::UnsafeCell::new(value),
+        }
     }
 
+    /// A mutable access to the value, for as long as the returned
+    /// [`Access`] lives (loom checks it against every other access). Not a
+    /// closure, as loom's `with_mut` takes: that would be one more function
+    /// per caller and pooled type in a debug build.
     #[inline(always)]
-    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
-        f(self.0.get())
+    pub(crate) fn get_mut(&self) -> Access<T> {
+        Access {
+            #[cfg(not(poolable_loom))]
+            ptr: self.cell.get(),
+            #[cfg(poolable_loom)]
+            ptr: self.cell.get_mut(),
+        }
+    }
+}
+
+/// An access to an [`UnsafeCell`]'s value ([`UnsafeCell::get_mut`]).
+pub(crate) struct Access<T> {
+    #[cfg(not(poolable_loom))]
+    ptr: *mut T,
+    #[cfg(poolable_loom)]
+    ptr: loom::cell::MutPtr<T>,
+}
+
+impl<T> Access<T> {
+    /// The value's pointer, valid while `self` lives. Dereferencing it is
+    /// the caller's `unsafe` (in `raw/`).
+    #[inline(always)]
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        #[cfg(not(poolable_loom))]
+        {
+            self.ptr
+        }
+        #[cfg(poolable_loom)]
+        {
+            self.ptr.with(|ptr| ptr)
+        }
     }
 }
 
@@ -50,10 +88,15 @@ impl<T> UnsafeCell<T> {
 /// out and dropped after the guard is gone), so a poisoned lock can only come
 /// from a bug in this crate; the data under it is still a valid list of
 /// reset values.
+///
+/// A `match` rather than `unwrap_or_else`: it is generic over the locked
+/// type, and a debug build of every pooled type would compile that adapter
+/// and its call shim again.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
 }
 
 /// Lock a mutex if no one holds it (ignoring poison, as [`lock`] does).

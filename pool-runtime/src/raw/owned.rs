@@ -95,7 +95,7 @@ impl<S, H> Tenant<S, H> {
         }
         // SAFETY: we hold `lock` and a request is pending, so the owner is
         // not on its fast path (module docs) and no one else holds `lock`.
-        let out = self.state.with_mut(|state| f(unsafe { &mut *state }, n));
+        let out = f(unsafe { &mut *self.state.get_mut().as_ptr() }, n);
         self.pending.fetch_sub(n, Ordering::Release);
         Some(out)
     }
@@ -237,7 +237,7 @@ impl<'a, S, H> Owner<'a, S, H> {
         // it (`busy` was clear), and no request is pending after its `busy`
         // store and fence: no reclaimer touches the state until `busy` is
         // clear again (module docs).
-        let out = t.state.with_mut(|state| f(unsafe { &mut *state }));
+        let out = f(unsafe { &mut *t.state.get_mut().as_ptr() });
         t.busy.store(false, Ordering::Release);
         Fast::Done(out)
     }
@@ -258,7 +258,7 @@ impl<'a, S, H> Owner<'a, S, H> {
             // SAFETY: we hold `lock`, and the owner (this thread) is not on
             // its fast path: a reclaimer that found `busy` clear waits for
             // `lock`, one that found it set does not touch the state.
-            let out = t.state.with_mut(|state| f(unsafe { &mut *state }, n));
+            let out = f(unsafe { &mut *t.state.get_mut().as_ptr() }, n);
             if n > 0 {
                 t.pending.fetch_sub(n, Ordering::Release);
             }

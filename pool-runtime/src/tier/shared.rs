@@ -148,7 +148,8 @@ impl<T> Shards<T> {
     ) -> usize {
         let valid = || generation.load(Ordering::Relaxed) == expected;
         let mut moved = 0;
-        for shard in self.from(home) {
+        for i in 0..self.shards.len() {
+            let shard = self.nth_from(home, i);
             if moved == n {
                 break;
             }
@@ -173,7 +174,12 @@ impl<T> Shards<T> {
 
     /// Whether some shard has room for one more entry.
     pub(crate) fn has_room(&self) -> bool {
-        self.shards.iter().any(|shard| lock(shard).room() > 0)
+        for shard in &self.shards {
+            if lock(shard).room() > 0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// Store one entry, or give it back if every shard is full.
@@ -181,7 +187,8 @@ impl<T> Shards<T> {
         if !budget::admits(entry.bytes) {
             return Err(entry);
         }
-        for shard in self.from(home) {
+        for i in 0..self.shards.len() {
+            let shard = self.nth_from(home, i);
             let mut shard = lock(shard);
             if shard.room() > 0 {
                 budget::add(entry.bytes);
@@ -259,13 +266,16 @@ impl<T> Shards<T> {
         mut into: impl FnMut(Entry<T>),
     ) -> usize {
         let mut moved = 0;
-        for shard in self.from(home) {
+        for i in 0..self.shards.len() {
+            let shard = self.nth_from(home, i);
             if moved == n {
                 break;
             }
             let mut shard = lock(shard);
-            if generation.is_some_and(|g| g != shard.generation) {
-                continue;
+            if let Some(g) = generation {
+                if g != shard.generation {
+                    continue;
+                }
             }
             while moved < n {
                 // The current values first, then the victims.
@@ -313,9 +323,9 @@ impl<T> Shards<T> {
         (count, bytes)
     }
 
-    fn from(&self, home: usize) -> impl Iterator<Item = &Mutex<Shard<T>>> {
-        let n = self.shards.len();
-        (0..n).map(move |i| &*self.shards[(home + i) % n])
+    /// The `i`th shard counted from `home`, which comes first.
+    fn nth_from(&self, home: usize, i: usize) -> &Mutex<Shard<T>> {
+        &self.shards[(home + i) % self.shards.len()]
     }
 }
 

@@ -190,7 +190,13 @@ impl<'a, T> Held<'a, T> {
         let bytes = self.retained.sizes.get(i)?.load(Relaxed);
         let mut out = None;
         self.pop_into(&mut out);
-        out.map(|value| Entry { value, bytes })
+        // Matches rather than `Option::map` and a closure, here and below:
+        // these functions are compiled again for every pooled type, and
+        // each closure would be two functions more (`tier/shared.rs`).
+        match out {
+            Some(value) => Some(Entry { value, bytes }),
+            None => None,
+        }
     }
 
     /// The `n` oldest entries, taken out in order as the iterator is
@@ -430,7 +436,10 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &head.storage.counters);
-    found.map(|entry| entry.value)
+    match found {
+        Some(entry) => Some(entry.value),
+        None => None,
+    }
 }
 
 #[cold]
@@ -440,7 +449,10 @@ fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T>
         return take_cached(storage.key.numbers(), &|| storage);
     }
     storage.count(Event::Get, 1);
-    let found = from_shards(storage).map(|entry| entry.value);
+    let found = match from_shards(storage) {
+        Some(entry) => Some(entry.value),
+        None => None,
+    };
     if found.is_none() {
         storage.count(Event::Miss, 1);
     }
@@ -557,8 +569,10 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
                 (&storage.generation, generation),
             );
         }
-        if let Some(Err(e)) = entry.take().map(|e| stack.push(e)) {
-            entry = Some(e);
+        if let Some(e) = entry.take() {
+            if let Err(e) = stack.push(e) {
+                entry = Some(e);
+            }
         }
         dead
     });
