@@ -757,8 +757,10 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         // elsewhere (a warning now, a hard error later).
         return quote! {
             impl #ident {
-                /// The type's pool: the `static` that `Poolable::pool`
-                /// returns, callable without the trait in scope.
+                // The type's pool: the `static` that `Poolable::pool`
+                // returns, callable without the trait in scope. (A comment,
+                // not a doc comment: the function is hidden from the docs,
+                // and a doc attribute is one more thing per type to build.)
                 #[doc(hidden)]
                 #[inline]
                 #vis fn pool() -> &'static #krate::Pool<#pooled> {

@@ -57,8 +57,6 @@ const _: () = {
         }
     }
     impl Upload {
-        /// The type's pool: the `static` that `Poolable::pool`
-        /// returns, callable without the trait in scope.
         #[doc(hidden)]
         #[inline]
         pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Upload>> {
@@ -138,8 +136,6 @@ const _: () = {
         }
     }
     impl Body {
-        /// The type's pool: the `static` that `Poolable::pool`
-        /// returns, callable without the trait in scope.
         #[doc(hidden)]
         #[inline]
         pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Body>> {
@@ -223,8 +219,6 @@ const _: () = {
         }
     }
     impl Renamed {
-        /// The type's pool: the `static` that `Poolable::pool`
-        /// returns, callable without the trait in scope.
         #[doc(hidden)]
         #[inline]
         pub fn pool() -> &'static my_crate::poolable::Pool<__PoolableChecked<Renamed>> {

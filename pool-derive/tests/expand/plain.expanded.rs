@@ -64,8 +64,6 @@ const _: () = {
         }
     }
     impl Request {
-        /// The type's pool: the `static` that `Poolable::pool`
-        /// returns, callable without the trait in scope.
         #[doc(hidden)]
         #[inline]
         pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Request>> {
