@@ -5,7 +5,8 @@
 //! The pipeline, in thiserror's and serde_derive's stages: `ast` builds the
 //! IR from syn, with `attr` reading the `#[poolable(...)]` attributes (each
 //! key a `symbol`); `valid` checks what the attributes mean together;
-//! `expand` writes the impls, or `fallback` writes stand-ins beside the
+//! `expand` writes the impls (its per-field code through `tokens`, straight
+//! into the stream it builds), or `fallback` writes stand-ins beside the
 //! errors. Every mistake is a spanned error, and all are reported at once.
 #![warn(missing_docs)]
 
