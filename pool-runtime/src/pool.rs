@@ -337,9 +337,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
             let storage = Storage::new(
                 limits,
                 self.name.render(core::any::type_name::<T>()),
+                self.name.class(),
                 T::is_reset,
-            )
-            .in_class(self.name.class());
+            );
             let storage = Arc::new(storage);
             registry::register(&storage);
             Box::new(storage)

@@ -9,7 +9,7 @@ use crate::policy::{self, Mode};
 use crate::raw::owned::Reclaim;
 use crate::stats::Stats;
 use crate::sync::{Arc, Weak};
-use crate::tier::storage::{Observation, Storage};
+use crate::tier::storage::{Core, Observation, Storage};
 use core::fmt;
 use std::sync::{Mutex, PoisonError};
 
@@ -58,7 +58,7 @@ impl<T: Reset + Send + 'static> Registered for Storage<T> {
     }
 
     fn is_closed(&self) -> bool {
-        Storage::is_closed(self)
+        Core::is_closed(self)
     }
 
     fn shed(&self, oldest_only: bool, bytes: usize) -> usize {

@@ -12,14 +12,26 @@ use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
 use once_cell::race::OnceBox;
 
 pub(crate) struct Storage<T: 'static> {
+    /// Everything that does not name `T`: limits, counters, the decay
+    /// generation, the name. Its methods are compiled once, not once per
+    /// pooled type (a debug build compiles every method of `Storage<T>`
+    /// again for each type that uses a pool); `Storage<T>` derefs to it.
+    core: Core,
     /// This pool's place in each thread's table of thread caches.
     pub(crate) key: Key<super::thread::Stack<T>, super::thread::Head<T>>,
-    pub(crate) limits: Limits,
-    /// The calibration of an adaptive size cap.
-    pub(crate) auto_cap: Option<AutoCap>,
     pub(crate) shards: Shards<T>,
     /// Every live thread cache of this pool, for trims and statistics.
     caches: Mutex<Vec<Arc<ThreadCache<T>>>>,
+    /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
+    /// (which runs where this module's generic code has no `T: Reset`).
+    pub(crate) is_reset: fn(&T) -> bool,
+}
+
+/// The part of a [`Storage`] that does not name the value type.
+pub(crate) struct Core {
+    pub(crate) limits: Limits,
+    /// The calibration of an adaptive size cap.
+    pub(crate) auto_cap: Option<AutoCap>,
     /// Operations that ran without a thread cache, reclaimers' drops, and
     /// exited threads' totals.
     pub(crate) counters: Counters,
@@ -42,37 +54,34 @@ pub(crate) struct Storage<T: 'static> {
     /// The sizes of values dropped over the size cap, allocated at the
     /// first one.
     oversize: OnceBox<SizeLog>,
-    /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
-    /// (which runs where this module's generic code has no `T: Reset`).
-    pub(crate) is_reset: fn(&T) -> bool,
+    /// `size_of::<T>()`, which the size cap counts beside a value's heap.
+    value_size: usize,
 }
 
-impl<T: 'static> Storage<T> {
-    pub(crate) fn new(limits: Limits, name: Box<str>, is_reset: fn(&T) -> bool) -> Self {
+impl<T> core::ops::Deref for Storage<T> {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+impl Core {
+    fn new(limits: Limits, name: Box<str>, class: Option<usize>, value_size: usize) -> Self {
         crate::raw::fence::init();
-        Storage {
-            key: Key::new(),
-            shards: Shards::new(&limits.shard_caps, &limits.shard_ceilings),
+        Core {
             auto_cap: limits.auto_cap.then(|| AutoCap::new(limits.max_bytes)),
             limits,
-            caches: Mutex::new(Vec::new()),
             counters: Counters::new(),
             generation: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             name,
-            class: None,
+            class,
             most_held: std::sync::atomic::AtomicU64::new(0),
             exited_returns_beyond_gets: std::sync::atomic::AtomicU64::new(0),
             oversize: OnceBox::new(),
-            is_reset,
+            value_size,
         }
-    }
-
-    /// The same storage, for the class of a `BufferPool` whose buffers have
-    /// this capacity.
-    pub(crate) fn in_class(mut self, capacity: Option<usize>) -> Self {
-        self.class = capacity;
-        self
     }
 
     /// The size cap in force: the calibrated one, or `max_bytes`.
@@ -85,6 +94,44 @@ impl<T: 'static> Storage<T> {
 
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Relaxed)
+    }
+
+    /// Count an event that happened without a thread cache.
+    pub(crate) fn count(&self, event: Event, n: u64) {
+        self.counters.add_shared(event, n);
+    }
+
+    /// Fold the values out now into the most seen out at once.
+    fn sample_held(&self, stats: &Stats) {
+        self.most_held
+            .fetch_max(stats.held(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Record the size of a value dropped over the size cap (`bytes`, as
+    /// the cap measures it: heap bytes plus `size_of::<T>()`), for
+    /// `advice()`. A slow path: only such a drop pays for it.
+    pub(crate) fn record_oversize(&self, bytes: usize) {
+        let heap = bytes.saturating_sub(self.value_size);
+        self.oversize.get_or_init(Box::default).record(heap);
+    }
+}
+
+impl<T: 'static> Storage<T> {
+    /// The storage of a pool named `name`; `class` is the capacity of its
+    /// buffers, for a class of a `BufferPool`.
+    pub(crate) fn new(
+        limits: Limits,
+        name: Box<str>,
+        class: Option<usize>,
+        is_reset: fn(&T) -> bool,
+    ) -> Self {
+        Storage {
+            key: Key::new(),
+            shards: Shards::new(&limits.shard_caps, &limits.shard_ceilings),
+            core: Core::new(limits, name, class, core::mem::size_of::<T>()),
+            caches: Mutex::new(Vec::new()),
+            is_reset,
+        }
     }
 
     /// The owning `Pool` is gone. Its thread caches are let go of here
@@ -138,11 +185,6 @@ impl<T: 'static> Storage<T> {
         bytes
     }
 
-    /// Count an event that happened without a thread cache.
-    pub(crate) fn count(&self, event: Event, n: u64) {
-        self.counters.add_shared(event, n);
-    }
-
     pub(crate) fn stats(&self) -> Stats {
         self.snapshot().0
     }
@@ -156,7 +198,7 @@ impl<T: 'static> Storage<T> {
             most_held: self.most_held.load(std::sync::atomic::Ordering::Relaxed),
             oversize_heap_p95: self.oversize.get().and_then(|log| log.percentile(95)),
             retention: self.limits.local_cap + self.shards.capacity(),
-            value_size: core::mem::size_of::<T>(),
+            value_size: self.value_size,
             max_bytes: self.max_bytes(),
             ceiling: self.limits.max_bytes,
             auto_cap: self.limits.auto_cap,
@@ -191,25 +233,11 @@ impl<T: 'static> Storage<T> {
         (stats, returns_beyond_gets)
     }
 
-    /// Fold the values out now into the most seen out at once.
-    fn sample_held(&self, stats: &Stats) {
-        self.most_held
-            .fetch_max(stats.held(), std::sync::atomic::Ordering::Relaxed);
-    }
-
     /// Sample the values out now (a trim does, so that a pool whose stats
     /// are rarely read still has samples for `advice()`).
     #[cfg(not(poolable_loom))]
     pub(crate) fn note_held(&self) {
         self.sample_held(&self.counted().0);
-    }
-
-    /// Record the size of a value dropped over the size cap (`bytes`, as
-    /// the cap measures it: heap bytes plus `size_of::<T>()`), for
-    /// `advice()`. A slow path: only such a drop pays for it.
-    pub(crate) fn record_oversize(&self, bytes: usize) {
-        let heap = bytes.saturating_sub(core::mem::size_of::<T>());
-        self.oversize.get_or_init(Box::default).record(heap);
     }
 }
 

@@ -748,7 +748,7 @@ mod tests {
     #[test]
     fn retained_sizes_follow_their_values() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24);
-        let storage = Arc::new(Storage::new(limits, "sizes".into(), |_: &u32| true));
+        let storage = Arc::new(Storage::new(limits, "sizes".into(), None, |_: &u32| true));
         let head = Head {
             storage: Arc::clone(&storage),
             counters: Counters::new(),
@@ -790,7 +790,7 @@ mod tests {
     #[test]
     fn under_chaos_a_dirty_return_is_counted_once() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Arc::new(Storage::new(limits, "chaos".into(), |v: &Vec<u8>| {
+        let storage = Arc::new(Storage::new(limits, "chaos".into(), None, |v: &Vec<u8>| {
             v.is_empty()
         }));
         // Two guards out; one comes back dirty.
@@ -815,7 +815,7 @@ mod tests {
     #[test]
     fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Arc::new(Storage::new(limits, "chaos".into(), |v: &Vec<u8>| {
+        let storage = Arc::new(Storage::new(limits, "chaos".into(), None, |v: &Vec<u8>| {
             v.is_empty()
         }));
         let dirty = Entry {
