@@ -78,6 +78,12 @@ fn admit<T>(
     moved
 }
 
+/// Values let go of, for the caller to drop outside every lock: entries,
+/// like the shards' lists (their bytes are not used again), so a debug
+/// build compiles `Vec`'s functions for one element type per pooled type
+/// instead of two.
+pub(crate) type Dead<T> = Vec<Entry<T>>;
+
 /// Entries leaving the shards for `dead`: their bytes leave the budget.
 ///
 /// This module's loops are plain loops rather than iterator chains, and
@@ -85,12 +91,12 @@ fn admit<T>(
 /// is compiled again for every pooled type, and an iterator brings its
 /// adapters' copies with it (a debug build of a used pool compiles them
 /// all; `scripts/derive_cost.py`).
-fn release<T>(mut entries: Vec<Entry<T>>, dead: &mut Vec<T>) {
+fn release<T>(mut entries: Vec<Entry<T>>, dead: &mut Dead<T>) {
     let mut bytes = 0;
     dead.reserve(entries.len());
     while let Some(entry) = entries.pop() {
         bytes += entry.bytes;
-        dead.push(entry.value);
+        dead.push(entry);
     }
     budget::sub(bytes);
 }
@@ -211,7 +217,7 @@ impl<T> Shards<T> {
     /// only brings the shards to the generation. Each shard is then at the
     /// pool's `generation`. Returns what was dropped, for the caller to drop
     /// outside the locks.
-    pub(crate) fn step(&self, steps: u64, generation: u64) -> Vec<T> {
+    pub(crate) fn step(&self, steps: u64, generation: u64) -> Dead<T> {
         let mut dead = Vec::new();
         self.each(&mut |shard| {
             if steps == 0 {
@@ -231,7 +237,7 @@ impl<T> Shards<T> {
 
     /// Take the oldest entries out until `bytes` are freed, from the victims
     /// only (`oldest_only`) or from every list. Returns them and their bytes.
-    pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Vec<T>, usize) {
+    pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Dead<T>, usize) {
         let (mut dead, mut freed) = (Vec::new(), 0);
         self.each(&mut |shard| {
             let lists: &mut [&mut Vec<Entry<T>>] = if oldest_only {

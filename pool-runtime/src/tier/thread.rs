@@ -11,7 +11,7 @@
 //! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
 //! is flushed to the shards when the thread exits.
 
-use super::shared::Entry;
+use super::shared::{Dead, Entry};
 use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::owned::{Fast, Owner, Tenant};
@@ -305,7 +305,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
             let idle = dead.len();
             // Whatever found no room in the shards.
             for entry in stack.oldest(stack.len()) {
-                dead.push(entry.value);
+                dead.push(entry);
             }
             (idle as u64, (dead.len() - idle) as u64, dead)
         });
@@ -708,7 +708,7 @@ fn home_shard<T>(storage: &Storage<T>) -> usize {
 /// Bring a thread cache to the pool's current generation, the thread tier's
 /// part of the two-trim rule (`decay.rs`); what decayed goes to `dead`, for
 /// the caller to drop after it lets go of the cache.
-pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Vec<T>) {
+pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Dead<T>) {
     let now = storage.generation.load(crate::sync::Ordering::Acquire);
     let steps = now.wrapping_sub(stack.generation());
     let n = match steps {
@@ -718,7 +718,7 @@ pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut V
     };
     if n > 0 {
         for entry in stack.oldest(n) {
-            dead.push(entry.value);
+            dead.push(entry);
         }
     }
     if steps > 0 {
@@ -728,9 +728,9 @@ pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut V
 
 /// Drop each value on its own, the last first; count the panics on
 /// `counters`. (By `pop`, as in `tier/shared.rs`: fewer copies per type.)
-pub(crate) fn drop_each<T>(mut values: Vec<T>, counters: &Counters) {
-    while let Some(value) = values.pop() {
-        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(value)));
+pub(crate) fn drop_each<T>(mut dead: Dead<T>, counters: &Counters) {
+    while let Some(entry) = dead.pop() {
+        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(entry)));
         if dropped.is_err() {
             counters.add_shared(Event::DropPanicked, 1);
         }
