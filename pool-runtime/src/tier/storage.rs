@@ -180,7 +180,7 @@ impl<T: 'static> Storage<T> {
     pub(crate) fn cached_bytes(&self) -> usize {
         let mut bytes = 0;
         for cache in lock(&self.caches).iter() {
-            bytes += cache.head.retained_bytes();
+            bytes += cache.head.retained.bytes();
         }
         bytes
     }
@@ -227,7 +227,8 @@ impl<T: 'static> Storage<T> {
         let caches = lock(&self.caches);
         self.counters.sum_into(&mut stats);
         for cache in caches.iter() {
-            cache.head.sum_into(&mut stats);
+            cache.head.counters.sum_into(&mut stats);
+            cache.head.retained.sum_into(&mut stats);
             returns_beyond_gets += cache.head.counters.returns_beyond_gets();
         }
         (stats, returns_beyond_gets)

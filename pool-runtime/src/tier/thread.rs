@@ -90,6 +90,19 @@ impl Retained {
         let bytes = self.sizes[..len].iter().map(|s| s.load(Relaxed)).sum();
         (len, bytes)
     }
+
+    /// The bytes of the values this cache holds now.
+    pub(crate) fn bytes(&self) -> usize {
+        self.get().1
+    }
+
+    /// Add these counts to `stats`. (Here, not on the generic `Head`: a
+    /// debug build would compile them again for every pooled type.)
+    pub(crate) fn sum_into(&self, stats: &mut Stats) {
+        let (len, bytes) = self.get();
+        stats.retained += len;
+        stats.retained_bytes += bytes;
+    }
 }
 
 /// A [`Stack`] in its holder's hands, with its counts (in the [`Head`]).
@@ -259,23 +272,9 @@ pub(crate) struct Head<T: 'static> {
     /// Written by whoever holds the stack, read by `stats()`.
     pub(crate) counters: Counters,
     /// The stack's counts (see [`Held`]).
-    retained: Retained,
+    pub(crate) retained: Retained,
     /// The shard this thread spills to and refills from first.
     home: usize,
-}
-
-impl<T> Head<T> {
-    /// The bytes of the values this cache holds now.
-    pub(crate) fn retained_bytes(&self) -> usize {
-        self.retained.get().1
-    }
-
-    pub(crate) fn sum_into(&self, stats: &mut Stats) {
-        self.counters.sum_into(stats);
-        let (len, bytes) = self.retained.get();
-        stats.retained += len;
-        stats.retained_bytes += bytes;
-    }
 }
 
 impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
@@ -475,7 +474,9 @@ fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
     let mut found = None;
     storage
         .shards
-        .refill(home_shard(storage), 1, None, |entry| found = Some(entry));
+        .refill(home_shard(storage.shards.len()), 1, None, |entry| {
+            found = Some(entry)
+        });
     found
 }
 
@@ -593,7 +594,7 @@ fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, coun
     let kept = if storage.limits.chaos && crate::policy::chaos_drop() {
         Err(entry)
     } else {
-        storage.shards.push(home_shard(storage), entry)
+        storage.shards.push(home_shard(storage.shards.len()), entry)
     };
     if let Err(entry) = kept {
         counters.add_shared(Event::DroppedFull, 1);
@@ -658,7 +659,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
             storage: Arc::clone(storage),
             counters: Counters::new(),
             retained: Retained::default(),
-            home: home_shard(storage),
+            home: home_shard(storage.shards.len()),
         },
     ));
     if !table::link(&storage.key, Arc::clone(&cache)) {
@@ -685,8 +686,9 @@ crate::sync::thread_local_const! {
     static THREAD_INDEX: Cell<usize> = Cell::new(usize::MAX);
 }
 
-/// The home shard of the calling thread.
-fn home_shard<T>(storage: &Storage<T>) -> usize {
+/// The home shard of the calling thread, among `shards` (not generic: it
+/// would be compiled again for every pooled type).
+fn home_shard(shards: usize) -> usize {
     #[cfg(not(poolable_loom))]
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     // Under loom, a counter per model iteration keeps the schedule deterministic.
@@ -702,7 +704,7 @@ fn home_shard<T>(storage: &Storage<T>) -> usize {
             index.get()
         })
         .unwrap_or(0);
-    index % storage.shards.len().max(1)
+    index % shards.max(1)
 }
 
 /// Bring a thread cache to the pool's current generation, the thread tier's
