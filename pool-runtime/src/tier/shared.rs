@@ -152,7 +152,6 @@ impl<T> Shards<T> {
         n: usize,
         (generation, expected): (&AtomicU64, u64),
     ) -> usize {
-        let valid = || generation.load(Ordering::Relaxed) == expected;
         let mut moved = 0;
         for i in 0..self.shards.len() {
             let shard = self.nth_from(home, i);
@@ -160,7 +159,7 @@ impl<T> Shards<T> {
                 break;
             }
             let mut shard = lock(shard);
-            if !valid() {
+            if generation.load(Ordering::Relaxed) != expected {
                 break;
             }
             let k = (n - moved).min(shard.room());
@@ -170,7 +169,7 @@ impl<T> Shards<T> {
             // Every shard is full: the working set is larger than the
             // bound. Grow the home shard, within its ceiling.
             let mut shard = lock(&self.shards[home % self.shards.len()]);
-            if valid() {
+            if generation.load(Ordering::Relaxed) == expected {
                 let k = shard.grow(n - moved).min(n - moved);
                 moved += admit(&mut shard.current, from, k);
             }
@@ -219,10 +218,11 @@ impl<T> Shards<T> {
     /// outside the locks.
     pub(crate) fn step(&self, steps: u64, generation: u64) -> Dead<T> {
         let mut dead = Vec::new();
-        self.each(&mut |shard| {
+        for shard in &self.shards {
+            let mut shard = lock(shard);
             if steps == 0 {
                 shard.generation = generation;
-                return;
+                continue;
             }
             shard.shrink();
             let current = mem::take(&mut shard.current);
@@ -231,7 +231,7 @@ impl<T> Shards<T> {
                 release(mem::take(&mut shard.victim), &mut dead);
             }
             shard.generation = generation;
-        });
+        }
         dead
     }
 
@@ -239,7 +239,8 @@ impl<T> Shards<T> {
     /// only (`oldest_only`) or from every list. Returns them and their bytes.
     pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Dead<T>, usize) {
         let (mut dead, mut freed) = (Vec::new(), 0);
-        self.each(&mut |shard| {
+        for shard in &self.shards {
+            let shard = &mut *lock(shard);
             let lists: &mut [&mut Vec<Entry<T>>] = if oldest_only {
                 &mut [&mut shard.victim]
             } else {
@@ -254,7 +255,7 @@ impl<T> Shards<T> {
                 let rest = list.split_off(n);
                 release(mem::replace(*list, rest), &mut dead);
             }
-        });
+        }
         (dead, freed)
     }
 
@@ -304,28 +305,23 @@ impl<T> Shards<T> {
         moved
     }
 
-    /// Run `f` on every shard in turn, under its lock. `f` must not run user
-    /// code: it moves values out for the caller to drop.
-    fn each(&self, f: &mut dyn FnMut(&mut Shard<T>)) {
-        for shard in self.shards.iter() {
-            f(&mut lock(shard));
-        }
-    }
-
     /// How many entries the shards may hold now, all together.
     pub(crate) fn capacity(&self) -> usize {
         let mut cap = 0usize;
-        self.each(&mut |shard| cap = cap.saturating_add(shard.cap));
+        for shard in &self.shards {
+            cap = cap.saturating_add(lock(shard).cap);
+        }
         cap
     }
 
     /// Values and bytes held, read shard by shard.
     pub(crate) fn retained(&self) -> (usize, usize) {
         let (mut count, mut bytes) = (0, 0);
-        self.each(&mut |shard| {
+        for shard in &self.shards {
+            let shard = lock(shard);
             count += shard.current.len() + shard.victim.len();
             bytes += bytes_of(&shard.current) + bytes_of(&shard.victim);
-        });
+        }
         (count, bytes)
     }
 
@@ -353,14 +349,13 @@ mod tests {
             assert!(shards.push(0, entry()).is_ok());
         }
         assert!(shards.push(0, entry()).is_err(), "past the ceiling");
-        shards.each(&mut |shard| {
-            assert_eq!(shard.cap, 8);
-            shard.shrink();
-            assert_eq!(shard.cap, 4);
-            shard.shrink();
-            shard.shrink();
-            assert_eq!(shard.cap, 2, "not below the floor");
-        });
+        let mut shard = lock(&shards.shards[0]);
+        assert_eq!(shard.cap, 8);
+        shard.shrink();
+        assert_eq!(shard.cap, 4);
+        shard.shrink();
+        shard.shrink();
+        assert_eq!(shard.cap, 2, "not below the floor");
     }
 
     #[test]
