@@ -135,8 +135,7 @@ impl<T> Stepping<T> {
         storage.note_held();
         let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
         let dead = storage.shards.step(steps.shards, now);
-        let mut caches = Vec::new();
-        storage.each_cache(&mut |cache| caches.push(reclaim.post(Arc::clone(cache), 1)));
+        let caches = storage.post_to_caches(reclaim);
         Stepping {
             storage: Arc::clone(storage),
             caches,
