@@ -121,7 +121,7 @@ impl<T> Stepped for Stepping<T> {
 pub(crate) struct Stepping<T: 'static> {
     storage: Arc<Storage<T>>,
     /// The pool's thread caches, each asked for the steps.
-    caches: Vec<Posted<Stack<T>, Head<T>>>,
+    caches: Posted<Stack<T>, Head<T>>,
     /// What decay let go of, dropped by [`drop_dead`](Self::drop_dead).
     dead: Dead<T>,
 }
@@ -146,15 +146,10 @@ impl<T> Stepping<T> {
     /// After the batch's fence: age the caches whose owner is between
     /// operations; the others age themselves at their next one.
     pub(crate) fn finish(&mut self, fenced: &Fenced) {
-        for cache in &self.caches {
-            fenced.apply(cache, |stack, _| {
-                age(
-                    &mut Held::new(stack, cache.head()),
-                    &self.storage,
-                    &mut self.dead,
-                );
-            });
-        }
+        let (storage, dead) = (&self.storage, &mut self.dead);
+        fenced.apply(&self.caches, |head, stack, _| {
+            age(&mut Held::new(stack, head), storage, dead);
+        });
     }
 
     /// Outside every lock: drop what decay let go of, counted.

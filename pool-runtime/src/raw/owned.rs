@@ -113,15 +113,11 @@ pub(crate) struct Reclaim {
     serial: MutexGuard<'static, ()>,
 }
 
-/// A tenant a [`Reclaim`] has posted a request to.
+/// The tenants a [`Reclaim`] has posted a request to (one list per pool:
+/// a list of posted tenants would be one more `Vec` element type per
+/// pooled type in a debug build).
 pub(crate) struct Posted<S, H> {
-    tenant: Arc<Tenant<S, H>>,
-}
-
-impl<S, H> Posted<S, H> {
-    pub(crate) fn head(&self) -> &H {
-        &self.tenant.head
-    }
+    tenants: Vec<Arc<Tenant<S, H>>>,
 }
 
 /// A [`Reclaim`] after its fence: requests can be applied, none posted.
@@ -157,12 +153,15 @@ impl Reclaim {
         }
     }
 
-    /// Ask `tenant` for `n` more applications of the batch's work.
-    pub(crate) fn post<S, H>(&self, tenant: Arc<Tenant<S, H>>, n: u32) -> Posted<S, H> {
-        // Release: an owner whose acquire load sees the request also sees
-        // what the reclaimer did before it (a decay step's new generation).
-        tenant.pending.fetch_add(n, Ordering::Release);
-        Posted { tenant }
+    /// Ask each of `tenants` for `n` more applications of the batch's work.
+    pub(crate) fn post<S, H>(&self, tenants: Vec<Arc<Tenant<S, H>>>, n: u32) -> Posted<S, H> {
+        for tenant in &tenants {
+            // Release: an owner whose acquire load sees the request also
+            // sees what the reclaimer did before it (a decay step's new
+            // generation).
+            tenant.pending.fetch_add(n, Ordering::Release);
+        }
+        Posted { tenants }
     }
 
     /// The batch's one heavy fence: after it, every posted tenant is either
@@ -176,25 +175,34 @@ impl Reclaim {
 }
 
 impl Fenced {
-    /// If the owner of `posted` was between two operations, run
-    /// `f(state, pending)` now, retire the requests and return its result.
-    /// `None`: the owner is inside an operation (or nothing is pending any
-    /// more) and will apply the request itself at its next one.
+    /// For each posted tenant whose owner was between two operations, run
+    /// `f(head, state, pending)` now and retire the requests. The others'
+    /// owners are inside an operation (or nothing is pending any more) and
+    /// apply the request themselves at their next one. Returns how many
+    /// ran now.
     ///
     /// `posted` must come from the [`Reclaim`] this was fenced from.
     /// `f` runs under a lock: it must not drop values or run other user
     /// code.
-    pub(crate) fn apply<S, H, R>(
+    pub(crate) fn apply<S, H>(
         &self,
         posted: &Posted<S, H>,
-        f: impl FnOnce(&mut S, u32) -> R,
-    ) -> Option<R> {
-        let tenant = &*posted.tenant;
-        if !self.fenced || tenant.busy.load(Ordering::Acquire) {
-            return None;
+        mut f: impl FnMut(&H, &mut S, u32),
+    ) -> usize {
+        if !self.fenced {
+            return 0;
         }
-        let _lock = lock(&tenant.lock);
-        tenant.apply(f)
+        let mut applied = 0;
+        for tenant in &posted.tenants {
+            if tenant.busy.load(Ordering::Acquire) {
+                continue;
+            }
+            let _lock = lock(&tenant.lock);
+            if tenant.apply(|state, n| f(&tenant.head, state, n)).is_some() {
+                applied += 1;
+            }
+        }
+        applied
     }
 }
 
@@ -287,13 +295,14 @@ mod tests {
     }
 
     /// A batch of one: post `n` requests to `t`, fence, and apply them if
-    /// its owner is idle.
-    fn reclaim(t: &Arc<Tenant<Log, ()>>, n: u32) -> Option<()> {
+    /// its owner is idle. Whether they were applied now.
+    fn reclaim(t: &Arc<Tenant<Log, ()>>, n: u32) -> bool {
         let batch = Reclaim::begin();
-        let posted = batch.post(Arc::clone(t), n);
-        batch
+        let posted = batch.post(vec![Arc::clone(t)], n);
+        let applied = batch
             .fence()
-            .apply(&posted, |log, n| log.applied += u64::from(n))
+            .apply(&posted, |_, log, n| log.applied += u64::from(n));
+        applied == 1
     }
 
     /// One owner operation: the fast path, else the slow path (which applies
@@ -319,7 +328,7 @@ mod tests {
         let t = tenant();
         let owner = Owner::new(&t);
         op(&owner);
-        assert_eq!(reclaim(&t, 2), Some(()));
+        assert!(reclaim(&t, 2));
         assert_eq!(t.pending.load(Ordering::Relaxed), 0);
         assert!(matches!(owner.fast(|log| log.ops += 1), Fast::Done(())));
         assert_eq!(log(&t), (2, 2));
@@ -334,7 +343,7 @@ mod tests {
             // The owner is busy: the request waits for its next operation.
             reclaim(&t, 1)
         });
-        assert!(matches!(during, Fast::Done(None)));
+        assert!(matches!(during, Fast::Done(false)));
         assert!(matches!(owner.fast(|_| ()), Fast::Slow));
         assert_eq!(owner.slow(|_, n| n), Some(1));
         assert!(matches!(owner.fast(|_| ()), Fast::Done(())));

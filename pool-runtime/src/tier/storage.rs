@@ -172,13 +172,13 @@ impl<T: 'static> Storage<T> {
     /// Post `reclaim`'s request to every live thread cache, under the
     /// list's lock (a loop here rather than a callback: a closure is three
     /// functions more per pooled type in a debug build).
-    pub(crate) fn post_to_caches(&self, reclaim: &Reclaim) -> Vec<Posted<Stack<T>, Head<T>>> {
+    pub(crate) fn post_to_caches(&self, reclaim: &Reclaim) -> Posted<Stack<T>, Head<T>> {
         let caches = lock(&self.caches);
-        let mut posted = Vec::with_capacity(caches.len());
+        let mut posted = Vec::new();
         for cache in caches.iter() {
-            posted.push(reclaim.post(Arc::clone(cache), 1));
+            posted.push(Arc::clone(cache));
         }
-        posted
+        reclaim.post(posted, 1)
     }
 
     /// The bytes every thread cache of this pool holds now.
