@@ -726,12 +726,6 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
 
     if !is_generic(cont) {
         let alias = checked_alias(Span::call_site());
-        let pooled = Emit(|out: &mut TokenStream| {
-            alias.to_tokens(out);
-            push(out, Span::call_site(), "<");
-            ident.to_tokens(out);
-            push(out, Span::call_site(), ">");
-        });
         let vis = cont.vis;
         // The pool's type names the struct through the fields' checks
         // (`fields_check`): when a field is not `Send`, the static's type is
@@ -763,14 +757,14 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                 // and a doc attribute is one more thing per type to build.)
                 #[doc(hidden)]
                 #[inline]
-                #vis fn pool() -> &'static #krate::Pool<#pooled> {
+                #vis fn pool() -> &'static #krate::Pool<#alias<#ident>> {
                     // `ManuallyDrop`: a static is never dropped, but rustc
                     // generates its type's drop glue anyway, and a pool's
                     // pulls in the whole runtime for every derived type,
                     // used or not (`scripts/derive_cost.py` measures it).
-                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#pooled>> =
+                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#alias<#ident>>> =
                         ::core::mem::ManuallyDrop::new(
-                            #krate::Pool::<#pooled>::with_new(#new) #max_retained #auto #cap #oversize #name,
+                            #krate::Pool::<#alias<#ident>>::with_new(#new) #max_retained #auto #cap #oversize #name,
                         );
                     &POOL
                 }
