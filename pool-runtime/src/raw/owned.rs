@@ -113,9 +113,9 @@ pub(crate) struct Reclaim {
     serial: MutexGuard<'static, ()>,
 }
 
-/// The tenants a [`Reclaim`] has posted a request to (one list per pool:
-/// a list of posted tenants would be one more `Vec` element type per
-/// pooled type in a debug build).
+/// The tenants a [`Reclaim`] has posted a request to, one `Posted` for a
+/// pool's whole list (a `Vec` of one `Posted` per tenant would be one more
+/// `Vec` element type per pooled type in a debug build).
 pub(crate) struct Posted<S, H> {
     tenants: Vec<Arc<Tenant<S, H>>>,
 }

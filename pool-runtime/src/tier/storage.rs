@@ -19,7 +19,7 @@ pub(crate) struct Storage<T: 'static> {
     /// again for each type that uses a pool); `Storage<T>` derefs to it.
     core: Core,
     /// This pool's place in each thread's table of thread caches.
-    pub(crate) key: Key<super::thread::Stack<T>, super::thread::Head<T>>,
+    pub(crate) key: Key<Stack<T>, Head<T>>,
     pub(crate) shards: Shards<T>,
     /// Every live thread cache of this pool, for trims and statistics.
     caches: Mutex<Vec<Arc<ThreadCache<T>>>>,
