@@ -48,6 +48,10 @@ use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 use support::request::{RecycledRequest, Request, request, request_recycled};
 use support::small::{Small, small};
 
+/// The group of the pair of workload 0 pooled as `Box<Obj>` against
+/// lockfree-object-pool's `LinearObjectPool`.
+const BOXED_GROUP: &str = "8_boxed_vs_linear";
+
 /// Rounds per pair; the figure is their median.
 const ROUNDS: usize = 21;
 /// About how long one contender's block of one round runs.
@@ -244,6 +248,19 @@ fn main() {
     pairs.push(inline_vs_boxed::<Obj>("Obj", |o, i| {
         push_byte(&mut o.buf, i)
     }));
+    // Workload 0 with poolable's values boxed against the fastest peer on
+    // one thread, which also hands out a pointer to a value that stays put:
+    // what storing values inline costs against that peer (issue #25, item 3).
+    let boxed_obj: Pool<Box<Obj>> = Pool::new();
+    pairs.push(pair(
+        (BOXED_GROUP, "Obj (1 thread)"),
+        run(ObjContender::On(Kind::LfLinear)),
+        ("poolable-boxed", |n| {
+            for i in 0..n {
+                push_byte(&mut boxed_obj.get().buf, i);
+            }
+        }),
+    ));
     pairs.push(inline_vs_boxed::<Small>("Small", small));
     pairs.push(inline_vs_boxed::<Words64>("Words64", Touch::touch));
     pairs.push(inline_vs_boxed::<Request>("Request", request));
