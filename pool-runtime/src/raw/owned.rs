@@ -5,8 +5,8 @@
 //!
 //! The protocol, Dekker's with asymmetric fences (`fence.rs`):
 //!
-//! - The owner marks each operation with `busy` (the [`BUSY`] bit of the
-//!   tenant's flags: a plain store before, a release store after), puts a [`light`](super::fence::light) fence after
+//! - The owner marks each operation with `busy` (a plain store before, a
+//!   release store after), puts a [`light`](super::fence::light) fence after
 //!   the first store, then loads `pending`. Zero: nothing is asked of it, and
 //!   it uses the state directly (the fast path). Non-zero: it takes `lock`
 //!   and applies the requests itself (the slow path).
@@ -36,7 +36,7 @@
 //! and pools there are.
 
 use super::fence;
-use crate::sync::{Arc, AtomicU8, AtomicU32, Mutex, MutexGuard, Ordering, UnsafeCell, lock};
+use crate::sync::{Arc, AtomicBool, AtomicU32, Mutex, MutexGuard, Ordering, UnsafeCell, lock};
 use core::marker::PhantomData;
 
 /// A thread's state plus an immutable, shared `head` (what reclaimers and
@@ -48,11 +48,11 @@ use core::marker::PhantomData;
 /// from run to run (`benches/obj.rs`, the generic derived type).
 #[repr(align(128))]
 pub(crate) struct Tenant<S, H> {
-    /// [`BUSY`], set by the owner for the length of each operation, and
-    /// [`SYMMETRIC`], fixed when the tenant is made. One byte, so that the
-    /// fast path's first load and compare turns away both a re-entered
-    /// tenant and a process without asymmetric fences.
-    flags: AtomicU8,
+    /// Set by the owner for the length of each operation.
+    busy: AtomicBool,
+    /// [`fence::asymmetric`], read when the tenant was made (after
+    /// `fence::init`, which the pool runs before any tenant exists).
+    asymmetric: bool,
     /// Requests not yet applied; the owner's fast path runs only at zero.
     pending: AtomicU32,
     /// Held by whoever applies requests: the owner's slow path or a reclaimer.
@@ -67,14 +67,6 @@ pub(crate) struct Tenant<S, H> {
 // has it, and it may be a different thread each time: `S: Send` is enough.
 unsafe impl<S: Send, H: Sync> Sync for Tenant<S, H> {}
 
-/// In [`Tenant::flags`]: the owner is inside an operation (`busy` in the
-/// module docs).
-const BUSY: u8 = 1;
-/// In [`Tenant::flags`]: [`fence::asymmetric`] was false when the tenant
-/// was made (after `fence::init`, which the pool runs before any tenant
-/// exists), so the owner's fence is a full one.
-const SYMMETRIC: u8 = 2;
-
 /// What the owner's fast path found.
 pub(crate) enum Fast<R> {
     /// `f` ran.
@@ -86,7 +78,8 @@ pub(crate) enum Fast<R> {
 impl<S, H> Tenant<S, H> {
     pub(crate) fn new(state: S, head: H) -> Self {
         Tenant {
-            flags: AtomicU8::new(if fence::asymmetric() { 0 } else { SYMMETRIC }),
+            busy: AtomicBool::new(false),
+            asymmetric: fence::asymmetric(),
             pending: AtomicU32::new(0),
             lock: Mutex::new(()),
             state: UnsafeCell::new(state),
@@ -201,7 +194,7 @@ impl Fenced {
         }
         let mut applied = 0;
         for tenant in &posted.tenants {
-            if tenant.flags.load(Ordering::Acquire) & BUSY != 0 {
+            if tenant.busy.load(Ordering::Acquire) {
                 continue;
             }
             let _lock = lock(&tenant.lock);
@@ -239,22 +232,13 @@ impl<'a, S, H> Owner<'a, S, H> {
     #[inline(always)]
     pub(crate) fn fast<R>(&self, f: impl FnOnce(&mut S) -> R) -> Fast<R> {
         let t = self.tenant;
-        // Only the owner writes `flags`. Between its operations they are 0
-        // (asymmetric fences) or `SYMMETRIC`: one compare sends both a
-        // re-entry (`BUSY` set) and a full fence off the common path.
-        let idle = t.flags.load(Ordering::Relaxed);
-        if idle == 0 {
-            t.flags.store(BUSY, Ordering::Relaxed);
-            fence::light(true);
-        } else {
-            if idle & BUSY != 0 {
-                return Fast::Slow;
-            }
-            t.flags.store(idle | BUSY, Ordering::Relaxed);
-            fence::light(false);
+        if t.busy.load(Ordering::Relaxed) {
+            return Fast::Slow;
         }
+        t.busy.store(true, Ordering::Relaxed);
+        fence::light(t.asymmetric);
         if t.pending.load(Ordering::Acquire) != 0 {
-            t.flags.store(idle, Ordering::Release);
+            t.busy.store(false, Ordering::Release);
             return Fast::Slow;
         }
         // SAFETY: this thread owns the tenant (`Owner`), is not re-entering
@@ -262,7 +246,7 @@ impl<'a, S, H> Owner<'a, S, H> {
         // store and fence: no reclaimer touches the state until `busy` is
         // clear again (module docs).
         let out = f(unsafe { &mut *t.state.get_mut().as_ptr() });
-        t.flags.store(idle, Ordering::Release);
+        t.busy.store(false, Ordering::Release);
         Fast::Done(out)
     }
 
@@ -271,12 +255,11 @@ impl<'a, S, H> Owner<'a, S, H> {
     /// an operation on the tenant.
     pub(crate) fn slow<R>(&self, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
         let t = self.tenant;
-        let idle = t.flags.load(Ordering::Relaxed);
-        if idle & BUSY != 0 {
+        if t.busy.load(Ordering::Relaxed) {
             return None;
         }
-        // `BUSY` here only detects re-entry; the lock excludes reclaimers.
-        t.flags.store(idle | BUSY, Ordering::Relaxed);
+        // `busy` here only detects re-entry; the lock excludes reclaimers.
+        t.busy.store(true, Ordering::Relaxed);
         let out = {
             let _lock = lock(&t.lock);
             let n = t.pending.load(Ordering::Acquire);
@@ -289,7 +272,7 @@ impl<'a, S, H> Owner<'a, S, H> {
             }
             out
         };
-        t.flags.store(idle, Ordering::Release);
+        t.busy.store(false, Ordering::Release);
         Some(out)
     }
 }
@@ -309,14 +292,6 @@ mod tests {
 
     fn tenant() -> Arc<Tenant<Log, ()>> {
         Arc::new(Tenant::new(Log::default(), ()))
-    }
-
-    /// A tenant as this process makes them, and one as a process without
-    /// asymmetric fences does (its owner takes the full fence).
-    fn both_modes() -> [Arc<Tenant<Log, ()>>; 2] {
-        let symmetric = tenant();
-        symmetric.flags.store(SYMMETRIC, Ordering::Relaxed);
-        [tenant(), symmetric]
     }
 
     /// A batch of one: post `n` requests to `t`, fence, and apply them if
@@ -361,39 +336,33 @@ mod tests {
 
     #[test]
     fn a_reclaim_during_an_operation_is_left_to_the_owner() {
-        for t in both_modes() {
-            let owner = Owner::new(&t);
-            let during = owner.fast(|log| {
-                log.ops += 1;
-                // The owner is busy: the request waits for its next operation.
-                reclaim(&t, 1)
-            });
-            assert!(matches!(during, Fast::Done(false)));
-            assert!(matches!(owner.fast(|_| ()), Fast::Slow));
-            assert_eq!(owner.slow(|_, n| n), Some(1));
-            assert!(matches!(owner.fast(|_| ()), Fast::Done(())));
-        }
+        let t = tenant();
+        let owner = Owner::new(&t);
+        let during = owner.fast(|log| {
+            log.ops += 1;
+            // The owner is busy: the request waits for its next operation.
+            reclaim(&t, 1)
+        });
+        assert!(matches!(during, Fast::Done(false)));
+        assert!(matches!(owner.fast(|_| ()), Fast::Slow));
+        assert_eq!(owner.slow(|_, n| n), Some(1));
+        assert!(matches!(owner.fast(|_| ()), Fast::Done(())));
     }
 
     #[test]
     fn a_reentered_tenant_refuses_both_paths() {
-        for t in both_modes() {
-            let idle = t.flags.load(Ordering::Relaxed);
-            let owner = Owner::new(&t);
-            let inner = owner.fast(|_| {
-                let again = Owner::new(&t);
-                (
-                    matches!(again.fast(|_| ()), Fast::Slow),
-                    again.slow(|_, _| ()).is_none(),
-                )
-            });
-            assert!(matches!(inner, Fast::Done((true, true))));
-            let inner = owner.slow(|_, _| matches!(Owner::new(&t).fast(|_| ()), Fast::Slow));
-            assert_eq!(inner, Some(true));
-            // Each path leaves the flags as it found them.
-            assert_eq!(t.flags.load(Ordering::Relaxed), idle);
-            assert!(matches!(owner.fast(|_| ()), Fast::Done(())));
-        }
+        let t = tenant();
+        let owner = Owner::new(&t);
+        let inner = owner.fast(|_| {
+            let again = Owner::new(&t);
+            (
+                matches!(again.fast(|_| ()), Fast::Slow),
+                again.slow(|_, _| ()).is_none(),
+            )
+        });
+        assert!(matches!(inner, Fast::Done((true, true))));
+        let inner = owner.slow(|_, _| matches!(Owner::new(&t).fast(|_| ()), Fast::Slow));
+        assert_eq!(inner, Some(true));
     }
 
     /// An owner thread and a reclaimer thread race; every operation runs
