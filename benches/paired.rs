@@ -52,6 +52,20 @@ use support::small::{Small, small};
 /// lockfree-object-pool's `LinearObjectPool`.
 const BOXED_GROUP: &str = "8_boxed_vs_linear";
 
+/// The group of workload 0's pair of `LinearObjectPool` and poolable with
+/// one op per call through `&dyn Fn()`.
+const DYN_GROUP: &str = "0_obj_dyn_call";
+
+/// `n` ops, each a call of `op` through a reference the compiler cannot
+/// see through.
+fn one_call_per_op(op: &dyn Fn()) -> impl FnMut(u64) + '_ {
+    move |n| {
+        for _ in 0..n {
+            black_box(op)();
+        }
+    }
+}
+
 /// Rounds per pair; the figure is their median.
 const ROUNDS: usize = 21;
 /// About how long one contender's block of one round runs.
@@ -213,6 +227,17 @@ fn main() {
             pairs.push(pair(w0, run(peer), run(poolable)));
         }
     }
+
+    // The same pair with each op a call through `&dyn Fn()`, as the
+    // outside harness of issue #25 times it: no loop for the compiler to
+    // work across.
+    let linear_op = || obj.run(ObjContender::On(Kind::LfLinear), 1);
+    let poolable_op = || obj.run(poolable, 1);
+    pairs.push(pair(
+        (DYN_GROUP, "Obj (1 thread)"),
+        ("lockfree-linear", one_call_per_op(&linear_op)),
+        ("poolable", one_call_per_op(&poolable_op)),
+    ));
 
     let scratch_c = Contenders::new(&SCRATCH, Vec::new, CAP);
     pairs.push(against_baseline(
