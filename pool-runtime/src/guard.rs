@@ -128,12 +128,12 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> DerefMut for PoolGuard<T, P> {
 }
 
 impl<T: Reset + Send + 'static, P: PoolRef<T>> Drop for PoolGuard<T, P> {
-    /// Each branch ends in a call of its own. `panicking()` calls out of
-    /// line once any thread has panicked, and when the return's code
-    /// followed that call in this function, every drop saved and restored
-    /// registers for it (a stack frame: 4 more instructions per get + push
-    /// + drop, `benches/instructions.rs`). A loop of drops pays the call
-    /// to `put_back` instead (3.5 more per op in its `burst` mode).
+    // Each branch ends in a call of its own. `panicking()` calls out of
+    // line once any thread has panicked, and when the return's code
+    // followed that call in this function, every drop saved and restored
+    // registers for it: a stack frame, 4 more instructions per get, push
+    // and drop (`benches/instructions.rs`). A loop of drops pays the call
+    // to `put_back` instead: 3.5 more per op in its `burst` mode.
     #[inline(always)]
     fn drop(&mut self) {
         if std::thread::panicking() {
