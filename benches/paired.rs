@@ -12,7 +12,10 @@
 //! slows both sides of the same round.
 //!
 //! Workload 0 on one thread is also paired against every peer pool
-//! (peer ÷ poolable), for the "best Rust peer" target.
+//! (peer ÷ poolable), for the "best Rust peer" target; against the fastest
+//! of them, `LinearObjectPool`, again with each op a call through
+//! `&dyn Fn()` (as the outside harness of issue #25 times it), and with
+//! poolable's values boxed.
 //!
 //! The same pairing measures what storing values inline costs against
 //! pooling `Box<T>` (the other half of target 8), for types of several sizes
