@@ -47,7 +47,7 @@ CONTENDERS = [
     ("box-new", "`Box::new` per op"),
     ("poolable", "**poolable**"),
     ("static-pool", "**poolable** static `Pool<Vec<u8>>`, no derive"),
-    ("generic", "**poolable** generic derived `Wrapper<u8>`"),
+    ("generic", "**poolable** generic derived `Wrapper<()>`"),
     ("buffer-pool", "**poolable** `BufferPool` (size classes)"),
     ("auto-cap", "**poolable** adaptive cap (`max_bytes_auto`, ceiling 1 MiB)"),
     ("object-pool", "object-pool 0.6"),
@@ -80,7 +80,7 @@ WORKLOADS = {
         "The issue's headline: `#[derive(Poolable, Default)] struct Obj { buf: Vec<u8> }`, "
         "`Obj::pool().get()`, push one byte into `buf`, drop (reset clears it). Beside it the same "
         "work through a static `Pool<Vec<u8>>` of a type without a derive, through the generic derived "
-        "`Wrapper<u8>` (`Wrapper::<u8>::pool()` per op), the raw floor (a `thread_local!` "
+        "`Wrapper<()>` (`Wrapper::<()>::pool()` per op, `Obj`'s layout), the raw floor (a `thread_local!` "
         "`Cell<*mut Obj>` slot, same reset, no size cap) and `Box::new(Obj::default())` per op "
         "(the **÷ plain** column). Go is `sync.Pool` of `*Obj` (`buf = buf[:0]`) and `new(Obj)` per op.",
     ),

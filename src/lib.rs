@@ -528,11 +528,17 @@
 //!
 //! Which is faster on a hit, for derived types of several sizes, is in
 //! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). The box
-//! wins at every size measured (three runs on a 2-core machine):
+//! wins at every size measured (four runs on a 2-core machine):
 //!
-//! - by 1.1–1.3× for a 24-byte struct of one `Vec`;
-//! - by 1.3–1.6× for 40 to 64 bytes of several fields;
-//! - by 3–3.8× from 256 bytes up.
+//! - by 1.1–1.4× for a 24-byte struct of one `Vec`;
+//! - by 1.3–1.7× for 40 to 64 bytes of several fields;
+//! - by 3–5.3× from 256 bytes up.
+//!
+//! Much of a small struct's price is the return. It copies the value right
+//! after the reset (and your code) wrote to it, and the processor makes a
+//! wide load of the copy wait for narrower stores still in flight. So a
+//! small field beside others (a `u32`, a `bool`) costs more than its size
+//! says.
 //!
 //! Where the work on the value dominates (a request whose header strings
 //! are allocated on each use, or filled into recycled ones), the two are
