@@ -528,7 +528,7 @@
 //!
 //! Which is faster on a hit, for derived types of several sizes, is in
 //! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). The box
-//! wins at every size measured (four runs on a 2-core machine):
+//! wins at every size measured, in every run on a 2-core machine:
 //!
 //! - by 1.1–1.4× for a 24-byte struct of one `Vec`;
 //! - by 1.3–1.7× for 40 to 64 bytes of several fields;
