@@ -902,3 +902,54 @@ fn many_short_lived_pools_do_not_grow_memory() {
         assert!(grown < 16 << 20, "RSS grew by {} KiB", grown >> 10);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Values of every size, in their thread cache's slots or not.
+
+/// A zero-sized type gets no slots in the thread caches (they would all have
+/// one address, `raw/lease.rs`): its values go through the shards, and each
+/// one is still handed out, returned and counted once.
+#[test]
+fn a_pool_of_a_zero_sized_type_keeps_its_books() {
+    let _gate = shared_gate();
+    #[derive(Default)]
+    struct Unit;
+    impl Reset for Unit {
+        fn reset(&mut self) {}
+    }
+    let pool: Pool<Unit> = Pool::new();
+    for _ in 0..10 {
+        let held: Vec<_> = (0..3 * LOCAL_CACHE_SIZE).map(|_| pool.get()).collect();
+        drop(held);
+    }
+    let unit = Pooled::into_inner(pool.get());
+    pool.put(unit);
+    let stats = pool.stats();
+    assert_eq!((stats.gets, stats.puts), (241, 241), "{stats}");
+    assert!(stats.misses <= 3 * LOCAL_CACHE_SIZE as u64, "{stats}");
+    assert_balanced(stats, 0, 1);
+}
+
+/// Values held past a thread cache's idle values (a burst) come back to
+/// it, the leased ones in their slots and the others moved in: every value
+/// is reused, whole, and none is counted twice.
+#[test]
+fn a_burst_past_the_thread_cache_reuses_every_value() {
+    let _gate = shared_gate();
+    let pool: Pool<Vec<u64>> = Pool::new();
+    for round in 0..20_u64 {
+        let mut held: Vec<_> = (0..40).map(|_| pool.get()).collect();
+        for (i, v) in held.iter_mut().enumerate() {
+            assert!(v.is_empty(), "handed out without a reset");
+            v.extend([round, i as u64]);
+        }
+        // Dropped oldest first: the first ones fill the cache.
+        drop(held);
+    }
+    let stats = pool.stats();
+    assert_eq!(
+        stats.misses, 40,
+        "every round after the first reuses all: {stats}"
+    );
+    assert_balanced(stats, 0, 0);
+}

@@ -420,6 +420,7 @@ impl BufferPool {
             };
             let per_cache = THREAD_CACHE_BYTES / capacity;
             self.classes[i].set_local_cache_size(if per_cache == 0 { 1 } else { per_cache });
+            self.classes[i].set_no_lease_slots();
             i += 1;
         }
         self
@@ -750,6 +751,11 @@ impl sealed::Home<Vec<u8>> for &BufferPool {
             }
             self.home(capacity).put_from(slot);
         }
+    }
+
+    fn put_lease(&self, lease: crate::raw::lease::Lease<Vec<u8>>) {
+        // A buffer pool's gets fill their guards inline: not reached.
+        self.put_from(&mut Some(lease.take()));
     }
 
     fn count_detached(&self) {

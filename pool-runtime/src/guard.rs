@@ -4,6 +4,7 @@
 //! [`OwnedPooled`](crate::OwnedPooled)).
 
 use crate::Reset;
+use crate::raw::lease::Lease;
 use core::fmt;
 use core::mem::ManuallyDrop;
 use core::ops::{Deref, DerefMut};
@@ -15,11 +16,15 @@ pub trait PoolRef<T>: sealed::Home<T> {}
 impl<T: Reset + Send + 'static, H: sealed::Home<T>> PoolRef<T> for H {}
 
 pub(crate) mod sealed {
+    use crate::raw::lease::Lease;
+
     /// What a guard asks of its pool.
     pub trait Home<T> {
         /// Reset and keep (or drop) the value in `slot`, leaving `None`,
         /// also when it unwinds.
         fn put_from(&self, slot: &mut Option<T>);
+        /// The same for a value that stayed in its thread cache's slot.
+        fn put_lease(&self, lease: Lease<T>);
         /// Count a value taken out for good (`into_inner`).
         fn count_detached(&self);
         /// Count a value dropped because its guard was dropped in a panic.
@@ -35,13 +40,16 @@ pub(crate) mod sealed {
 /// a guard does is written once, here, for all of them.
 pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
     pub(crate) pool: P,
-    // `Some` from the moment `Pool::get` returns the guard until `drop` or
-    // `into_inner` takes it out. Stored inline, as in the pool: a large `T`
-    // is cheaper pooled as `Box<T>` (the guide's "Values inline, or in a
-    // `Box`"). `ManuallyDrop`: the guard's `Drop` always empties it
-    // (`put_from` leaves `None`, also when it unwinds), so the compiler adds
-    // no second check after the return.
+    // The value is in one of two places from the moment `Pool::get`
+    // returns the guard until `drop` or `into_inner` takes it out: in its
+    // thread cache's slot, leased (a get that found an idle value there,
+    // `raw/lease.rs`), or else here, inline. A large `T` is cheaper pooled
+    // as `Box<T>` (the guide's "Values inline, or in a `Box`").
+    // `ManuallyDrop`: the guard's `Drop` always empties both (`put_from`
+    // leaves `None`, also when it unwinds), so the compiler adds no second
+    // check after the return.
     value: ManuallyDrop<Option<T>>,
+    lease: ManuallyDrop<Option<Lease<T>>>,
 }
 
 impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
@@ -52,6 +60,7 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
         PoolGuard {
             pool,
             value: ManuallyDrop::new(None),
+            lease: ManuallyDrop::new(None),
         }
     }
 
@@ -60,16 +69,30 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
         &mut self.value
     }
 
-    /// A guard holding what `fill` puts in an empty slot. The slot is a
-    /// local, not the guard's field, until `fill` returns: no guard exists
-    /// (nor needs dropping) if `fill` unwinds, so the compiler keeps the
-    /// slot in registers instead of building the guard in memory and
-    /// copying it to the caller (7 instructions per get).
+    /// A guard holding the lease `fill` returns, or what it puts in an
+    /// empty slot. The slot is a local, not the guard's field, until `fill`
+    /// returns: no guard exists (nor needs dropping) if `fill` unwinds, so
+    /// the compiler keeps the slot in registers instead of building the
+    /// guard in memory and copying it to the caller (7 instructions per
+    /// get).
     #[inline(always)]
-    pub(crate) fn filled(pool: P, fill: impl FnOnce(&mut Option<T>)) -> Self {
-        let mut value = ManuallyDrop::new(None);
-        fill(&mut value);
-        PoolGuard { pool, value }
+    pub(crate) fn filled(pool: P, fill: impl FnOnce(&mut Option<T>) -> Option<Lease<T>>) -> Self {
+        let mut value = None;
+        match fill(&mut value) {
+            // A `None` of its own, not `value` moved: moving the local would
+            // copy all of `T`'s bytes (a `memcpy` per get for a large `T`),
+            // though none of them is a value.
+            Some(lease) => PoolGuard {
+                pool,
+                value: ManuallyDrop::new(None),
+                lease: ManuallyDrop::new(Some(lease)),
+            },
+            None => PoolGuard {
+                pool,
+                value: ManuallyDrop::new(value),
+                lease: ManuallyDrop::new(None),
+            },
+        }
     }
 
     /// Take the value out for good: it will not return to the pool
@@ -79,7 +102,8 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// `zeroize` fields still wipes them when you drop it (its generated
     /// `Drop`), but no pool can wipe what a move leaves behind, and a move
     /// copies an inline secret (`[u8; N]`): out of the guard here (this
-    /// leaves a copy only in this call's stack frame), and out of a `Box`,
+    /// leaves a copy only in this call's stack frame; a value the guard
+    /// held in its thread cache's slot leaves the slot wiped), and out of a `Box`,
     /// a `Vec` or a task that holds the guard (`into_inner(*boxed)` frees
     /// the box with the guard's bytes in it). A secret that must leave its
     /// guard belongs in a heap buffer (`Vec<u8>`, `Box<[u8]>`), whose move
@@ -98,9 +122,12 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// ```
     pub fn into_inner(mut this: Self) -> T {
         this.pool.count_detached();
-        match this.value.take() {
-            Some(value) => value,
-            None => unreachable!("a Pooled guard holds its value until it is consumed"),
+        match this.lease.take() {
+            Some(lease) => lease.detach(),
+            None => match this.value.take() {
+                Some(value) => value,
+                None => unreachable!("a Pooled guard holds its value until it is consumed"),
+            },
         }
     }
 }
@@ -110,9 +137,10 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> Deref for PoolGuard<T, P> {
 
     #[inline]
     fn deref(&self) -> &T {
-        match &*self.value {
-            Some(value) => value,
-            None => unreachable!("a Pooled guard holds its value until it is consumed"),
+        match (&*self.lease, &*self.value) {
+            (Some(lease), _) => lease.get(),
+            (None, Some(value)) => value,
+            (None, None) => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
     }
 }
@@ -120,9 +148,10 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> Deref for PoolGuard<T, P> {
 impl<T: Reset + Send + 'static, P: PoolRef<T>> DerefMut for PoolGuard<T, P> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        match &mut *self.value {
-            Some(value) => value,
-            None => unreachable!("a Pooled guard holds its value until it is consumed"),
+        match (&mut *self.lease, &mut *self.value) {
+            (Some(lease), _) => lease.get_mut(),
+            (None, Some(value)) => value,
+            (None, None) => unreachable!("a Pooled guard holds its value until it is consumed"),
         }
     }
 }
@@ -148,6 +177,16 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// from `drop`, with no stack frame.
     #[inline(never)]
     fn put_back(&mut self) {
+        match self.lease.take() {
+            Some(lease) => self.pool.put_lease(lease),
+            None => self.put_inline(),
+        }
+    }
+
+    /// The return of a value held inline. A function of its own: in
+    /// `put_back`, its registers cost the leased path a stack frame.
+    #[inline(never)]
+    fn put_inline(&mut self) {
         // `put_from` empties the slot, also when it unwinds.
         self.pool.put_from(&mut self.value);
     }
@@ -162,7 +201,11 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     #[cold]
     #[inline(never)]
     fn drop_in_panic(&mut self) {
-        if self.value.is_some() {
+        if let Some(lease) = self.lease.take() {
+            self.pool.count_panicked();
+            // Dropped in its slot, which is then returned.
+            drop(lease);
+        } else if self.value.is_some() {
             self.pool.count_panicked();
             *self.value = None;
         }

@@ -255,4 +255,11 @@ pub mod __private {
     pub fn exit_thread_caches() {
         crate::raw::table::evict_all();
     }
+
+    /// How many thread caches' slot allocations are alive, in every pool:
+    /// for the loom models, which check that each is freed exactly once.
+    #[cfg(poolable_loom)]
+    pub fn live_slots() -> usize {
+        crate::raw::lease::LIVE.load(core::sync::atomic::Ordering::SeqCst)
+    }
 }

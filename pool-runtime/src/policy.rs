@@ -1,6 +1,8 @@
 //! The retention policy: how large a returned value may be, and how many idle
 //! values a pool keeps.
 
+use crate::raw::lease;
+
 /// The default `max_bytes`: a returned value whose [`heap_bytes`](crate::Reset::heap_bytes)
 /// exceeds 64 KiB is dropped instead of retained.
 ///
@@ -112,6 +114,10 @@ pub(crate) struct Policy {
     /// The most values a thread cache keeps: `LOCAL_CACHE_SIZE`, or fewer
     /// for a `BufferPool` class of large buffers (a byte bound per cache).
     pub(crate) local_cache_size: usize,
+    /// Whether the thread caches have slots for the values their gets
+    /// lease out (`raw/lease.rs`), or only for their idle values: a
+    /// `BufferPool`'s classes, whose gets fill their guards inline.
+    pub(crate) lease: bool,
 }
 
 impl Policy {
@@ -122,6 +128,7 @@ impl Policy {
         auto_cap: false,
         oversize: Oversize::Drop,
         local_cache_size: LOCAL_CACHE_SIZE,
+        lease: true,
     };
 
     /// Set the size cap (the ceiling, for an adaptive cap).
@@ -143,6 +150,9 @@ pub(crate) struct Limits {
     pub(crate) auto_cap: bool,
     /// Capacity of each thread's private cache.
     pub(crate) local_cap: usize,
+    /// Slots of each thread cache (`raw/lease.rs`): its idle values and the
+    /// values leased out of it.
+    pub(crate) slots: usize,
     /// Capacity of each shard; they add up to `max_retained - local_cap`.
     pub(crate) shard_caps: Vec<usize>,
     /// How far each shard's capacity may grow under load: the same as
@@ -180,10 +190,16 @@ impl Limits {
             .iter()
             .map(|cap| cap.saturating_mul(growth))
             .collect();
+        let slots = if policy.lease {
+            lease::slots_for(size_of_value)
+        } else {
+            local_cap
+        };
         Limits {
             max_bytes: policy.max_bytes,
             auto_cap: policy.auto_cap,
             local_cap,
+            slots,
             shard_caps,
             shard_ceilings,
             chaos: false,

@@ -8,6 +8,7 @@ use crate::Reset;
 use crate::decay;
 use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
+use crate::raw::lease::Lease;
 use crate::registry;
 use crate::reset::not_reset;
 use crate::stats::{Event, Stats};
@@ -364,7 +365,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline(always)]
     pub fn get(&self) -> Pooled<'_, T> {
-        PoolGuard::filled(self, |slot| self.take_into(slot))
+        PoolGuard::filled(self, |slot| self.take(slot))
     }
 
     /// [`get`](Pool::get) for a pool behind an [`Arc`](std::sync::Arc): the
@@ -384,7 +385,18 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn get_owned(self: &std::sync::Arc<Self>) -> OwnedPooled<T> {
-        PoolGuard::filled(std::sync::Arc::clone(self), |slot| self.take_into(slot))
+        PoolGuard::filled(std::sync::Arc::clone(self), |slot| self.take(slot))
+    }
+
+    /// An idle value leased in its thread cache's slot, else fill `slot`
+    /// (which is `None`) with an idle value, else a new one.
+    #[inline(always)]
+    fn take(&self, slot: &mut Option<T>) -> Option<Lease<T>> {
+        let lease = thread::take(&self.key, self.lazy_storage(), slot);
+        if lease.is_none() && slot.is_none() {
+            *slot = Some(self.create());
+        }
+        lease
     }
 
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
@@ -452,6 +464,39 @@ impl<T: Reset + Send + 'static> Pool<T> {
         thread::give_from(&self.key, self.lazy_storage(), slot, bytes);
     }
 
+    /// [`put_from`](Self::put_from) for a value leased from a thread cache:
+    /// reset in its slot, and the slot given back.
+    #[inline(always)]
+    pub(crate) fn put_lease(&self, mut lease: Lease<T>) {
+        if self.policy.auto_cap {
+            return self.put_lease_slow(lease);
+        }
+        // A panicking reset is counted here, and the lease's `Drop` drops
+        // the value in its slot as it unwinds.
+        let on_panic = CountOnUnwind(self);
+        let bytes = reset_value(lease.get_mut());
+        core::mem::forget(on_panic);
+        if bytes > self.policy.local_max_bytes {
+            return self.put_lease_large(lease, bytes);
+        }
+        thread::give_lease(&self.key, self.lazy_storage(), lease, bytes);
+    }
+
+    /// `put_lease` for a pool with an adaptive cap: out of the slot, and
+    /// on as [`put_from`](Self::put_from).
+    #[cold]
+    #[inline(never)]
+    fn put_lease_slow(&self, lease: Lease<T>) {
+        self.put_measured(&mut Some(lease.take()));
+    }
+
+    /// `put_lease` over the thread caches' limit: out of the slot (reset).
+    #[cold]
+    #[inline(never)]
+    fn put_lease_large(&self, lease: Lease<T>, bytes: usize) {
+        self.put_large(&mut Some(lease.take()), bytes);
+    }
+
     /// The storage, reached (and made) only if a tier's slow path calls
     /// for it. One closure for every caller, so that each tier function
     /// that takes it is compiled once per pooled type, not once per caller.
@@ -493,15 +538,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         // `match`es, not `Option::map_or` and a closure, here and below:
         // one instance less of each per pooled type in a debug build.
         let bytes = match on_panic.slot.as_mut() {
-            Some(value) => {
-                T::reset(value);
-                // Reset verification: free in release builds (under
-                // `POOLABLE=chaos` the thread tier checks, on its slow path).
-                if cfg!(debug_assertions) && !T::is_reset(value) {
-                    not_reset::<T>();
-                }
-                size_of_kept(value)
-            }
+            Some(value) => reset_value(value),
             None => 0,
         };
         core::mem::forget(on_panic);
@@ -679,6 +716,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
         };
     }
 
+    /// Give the thread caches slots for their idle values only: for a pool
+    /// whose gets fill their guards inline (`take_into`, a `BufferPool`'s
+    /// classes) and so lease nothing out.
+    pub(crate) const fn set_no_lease_slots(&mut self) {
+        self.policy.lease = false;
+    }
+
     /// Count a value that leaves the pool's accounting without being
     /// returned: detached, or dropped during a panic.
     pub(crate) fn count_unreturned(&self, event: Event) {
@@ -823,6 +867,11 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for 
         Pool::put_from(self, slot);
     }
 
+    #[inline(always)]
+    fn put_lease(&self, lease: Lease<T>) {
+        Pool::put_lease(self, lease);
+    }
+
     fn count_detached(&self) {
         self.count_unreturned(Event::Detached);
     }
@@ -862,6 +911,18 @@ impl<T: Reset + Send + 'static> OwnedPooled<T> {
     pub fn pool(this: &Self) -> &std::sync::Arc<Pool<T>> {
         &this.pool
     }
+}
+
+/// Reset `value` and return its size for the cap.
+#[inline(always)]
+fn reset_value<T: Reset>(value: &mut T) -> usize {
+    T::reset(value);
+    // Reset verification: free in release builds (under `POOLABLE=chaos`
+    // the thread tier checks, on its slow path).
+    if cfg!(debug_assertions) && !T::is_reset(value) {
+        not_reset::<T>();
+    }
+    size_of_kept(value)
 }
 
 /// What keeping `value` costs, checked against the size cap: its heap bytes

@@ -66,7 +66,7 @@
 
 use loom::sync::atomic::AtomicBool;
 use loom::thread;
-use pool_runtime::__private::exit_thread_caches;
+use pool_runtime::__private::{exit_thread_caches, live_slots};
 use pool_runtime::{LOCAL_CACHE_SIZE, Pool, Pooled, Reset, Stats};
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicUsize;
@@ -481,6 +481,36 @@ fn exiting_thread_flushes_its_cache() {
             give_back(value);
         }
         assert_accounted(&pool);
+    });
+}
+
+/// A guard whose value stayed in its thread cache's slot (a lease,
+/// `raw/lease.rs`) is dropped on another thread while the first thread's
+/// cache goes (as at its exit): whichever comes second frees the slots, and
+/// exactly once; the value leaves its slot for the other thread's cache and
+/// stays accounted for.
+#[test]
+fn a_lease_returned_as_its_cache_goes() {
+    check(|| {
+        let slots_before = live_slots();
+        let pool = item_pool(None);
+        // A value idle in main's cache, then leased out of it.
+        give_back(take(&pool));
+        let leased = pool.get_owned();
+        let id = leased.id;
+        assert!(book().held.insert(id));
+        let t = thread::spawn(move || {
+            drop(leased);
+            assert!(book().held.remove(&id), "value {id} was not held");
+            exit_thread_caches();
+        });
+        exit_thread_caches();
+        t.join().unwrap();
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!((stats.misses, stats.retained), (1, 1), "{stats}");
+        // Both caches are gone: their slots are freed, each once.
+        assert_eq!(live_slots(), slots_before);
     });
 }
 

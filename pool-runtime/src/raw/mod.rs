@@ -4,6 +4,8 @@
 //! - `owned`: [`Tenant`](owned::Tenant), the thread tier's owner/reclaimer
 //!   protocol;
 //! - `table`: each thread's table of its tenants, the fast-path lookup;
+//! - `lease`: a thread cache's slots, and the leases that let a guard use
+//!   its value where the cache keeps it;
 //! - `memo`: the per-thread memo of generic derived types' pools;
 //! - `rebuild`: move a lock or cell out of a `&mut` and put a fresh one,
 //!   holding the same contents, back in its place;
@@ -14,6 +16,7 @@
 //! the protocol is model-checked with loom (`tests/loom.rs`).
 
 pub(crate) mod fence;
+pub(crate) mod lease;
 pub(crate) mod memo;
 pub(crate) mod owned;
 pub(crate) mod rebuild;

@@ -1,9 +1,15 @@
 //! The thread tier: each thread keeps, for each pool it uses, a small stack
-//! of up to `LOCAL_CACHE_SIZE` idle values, stored inline. A get pops from it
-//! and a return pushes to it with plain loads and stores: no lock, no atomic
+//! of up to `LOCAL_CACHE_SIZE` idle values. A get pops from it and a return
+//! pushes to it with plain loads and stores: no lock, no atomic
 //! read-modify-write, no fence instruction. Only when the stack is empty
 //! (refill) or full (spill) does the thread touch the shared shards, and then
 //! it moves half a stack at once.
+//!
+//! The values sit in slots of the cache's own (`raw/lease.rs`), and a get
+//! from the stack hands the guard the slot, not the value: the guard's
+//! return on the same thread lists the slot again, and the value never
+//! moves. A guard returned on another thread, or to a cache with no room,
+//! moves the value out of its slot and returns it as any value is returned.
 //!
 //! The stack is a [`Tenant`]: a trim, a `clear` or a dropped pool on another
 //! thread can take its values (`decay.rs`) while the owner is between two
@@ -14,12 +20,15 @@
 use super::shared::{Dead, Entry};
 use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
+use crate::raw::lease::{self, IDLE, Lease, Ledger};
 use crate::raw::owned::{Fast, Owner, Tenant};
 use crate::raw::slot::move_into;
 use crate::raw::table::{self, KeyCopy, Lookup, Numbers};
 use crate::stats::{Counters, Event, Stats};
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
+
+const _: () = assert!(LOCAL_CACHE_SIZE == IDLE, "a ledger lists a whole cache");
 
 /// One thread's cache for one pool.
 pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
@@ -31,15 +40,15 @@ pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 /// current holder (the owner, or a reclaimer) touches it, through a
 /// [`Held`], which also keeps the counts in the cache's [`Head`].
 ///
-/// Values sit in `items` as `Option<T>` and their sizes in a parallel array
-/// (in the [`Retained`] of the head), so a get or a return moves the value
-/// once, from slot to slot, with the same access widths on both sides:
-/// moving it through an `(T, usize)` entry made the compiler read back, with
-/// one wide load, what it had just written with narrower stores, a
-/// store-forwarding stall that tripled the cost of a get+drop (measured in
-/// `benches/obj.rs`).
+/// The values sit in the slots of `ledger` (`raw/lease.rs`), which lists
+/// the idle ones, oldest first; their sizes are in a parallel array (in
+/// the [`Retained`] of the head). A get on the fast path
+/// leases the newest one's slot to the guard, and the guard's return gives
+/// the slot back: the value stays where it is. (Moving it out to the guard
+/// and back cost two copies per get+drop, and a store-forwarding stall when
+/// the reset had just written small fields, `benches/paired.rs`.)
 pub(crate) struct Stack<T> {
-    items: [Option<T>; LOCAL_CACHE_SIZE],
+    ledger: Ledger<T>,
     /// The pool's `local_cap`, kept here so a return reads it from memory
     /// it touches anyway.
     cap: usize,
@@ -51,9 +60,9 @@ pub(crate) struct Stack<T> {
 }
 
 impl<T> Stack<T> {
-    fn new(cap: usize, generation: u64) -> Self {
+    fn new(cap: usize, slots: usize, generation: u64) -> Self {
         Stack {
-            items: [const { None }; LOCAL_CACHE_SIZE],
+            ledger: Ledger::new(slots),
             cap,
             aged: 0,
             generation,
@@ -142,46 +151,56 @@ impl<'a, T> Held<'a, T> {
         self.stack.aged
     }
 
-    /// Move the newest value into `out` (which is `None`); false if empty.
+    /// Lease the newest value out, in its slot; `None` if empty.
     #[inline(always)]
-    fn pop_into(&mut self, out: &mut Option<T>) -> bool {
-        // An empty stack wraps to `usize::MAX`, which the bounds checks
-        // below turn away: one compare for both.
-        let i = self.len().wrapping_sub(1);
+    fn pop_lease(&mut self) -> Option<Lease<T>> {
         let stack = &mut *self.stack;
-        let Some(item) = stack.items.get_mut(i) else {
-            return false;
-        };
-        // `out` is `None`, as `move_into` asks.
-        move_into(out, item);
+        let (i, lease) = stack.ledger.pop(&self.retained.len)?;
         // Pops come from the back: keep the aged prefix within the list.
         // (A branch, not `min`: the store is rare, a compare is all a pop
         // pays.)
         if i < stack.aged {
             stack.aged = i;
         }
-        self.retained.len.store(i, Relaxed);
+        Some(lease)
+    }
+
+    /// Take `lease`'s slot back as the newest idle value, `bytes` big;
+    /// false (and `lease` left as it is) when the stack is full or the
+    /// lease is not from this cache.
+    #[inline(always)]
+    fn restore(&mut self, lease: &mut Option<Lease<T>>, bytes: usize) -> bool {
+        let stack = &mut *self.stack;
+        let Some(i) = stack.ledger.restore(lease, &self.retained.len, stack.cap) else {
+            return false;
+        };
+        if let Some(size) = self.retained.sizes.get(i) {
+            size.store(bytes, Relaxed);
+        }
         true
     }
 
-    /// Move the value in `slot` onto the stack, leaving `None`; false (and
-    /// the value left in `slot`) when the stack is full.
-    #[inline(always)]
+    /// Move the value in `slot` onto the stack, into a free slot, leaving
+    /// `None`; false (and the value left in `slot`) when the stack is full
+    /// or every slot is taken.
+    #[inline]
     fn push_from(&mut self, slot: &mut Option<T>, bytes: usize) -> bool {
-        let i = self.len();
         let stack = &mut *self.stack;
-        if i >= stack.cap {
-            return false;
-        }
-        let (Some(item), Some(size)) = (stack.items.get_mut(i), self.retained.sizes.get(i)) else {
+        debug_assert!(slot.is_some(), "a return pushes a value");
+        let Some(i) = stack.ledger.fill(slot, &self.retained.len, stack.cap) else {
             return false;
         };
-        // A slot at or past `len` is `None`, as `move_into` asks.
-        debug_assert!(slot.is_some(), "a return pushes a value");
-        move_into(item, slot);
-        size.store(bytes, Relaxed);
-        self.retained.len.store(i + 1, Relaxed);
+        if let Some(size) = self.retained.sizes.get(i) {
+            size.store(bytes, Relaxed);
+        }
         true
+    }
+
+    /// How many values a push can take now: room under the cap, in free
+    /// slots.
+    fn room(&mut self) -> usize {
+        let under_cap = self.stack.cap.saturating_sub(self.len());
+        under_cap.min(self.stack.ledger.free_slots())
     }
 
     fn push(&mut self, entry: Entry<T>) -> Result<(), Entry<T>> {
@@ -201,67 +220,59 @@ impl<'a, T> Held<'a, T> {
     fn pop(&mut self) -> Option<Entry<T>> {
         let i = self.len().checked_sub(1)?;
         let bytes = self.retained.sizes.get(i)?.load(Relaxed);
-        let mut out = None;
-        self.pop_into(&mut out);
-        // Matches rather than `Option::map` and a closure, here and below:
-        // these functions are compiled again for every pooled type, and
-        // each closure would be two functions more (`tier/shared.rs`).
-        match out {
-            Some(value) => Some(Entry { value, bytes }),
-            None => None,
+        let stack = &mut *self.stack;
+        let value = stack.ledger.take(i, &self.retained.len)?;
+        if i < stack.aged {
+            stack.aged = i;
         }
+        Some(Entry { value, bytes })
     }
 
     /// The `n` oldest entries, taken out in order as the iterator is
     /// advanced; the rest move to the front when it is dropped.
-    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, 'a, T> {
-        let limit = n.min(self.len());
+    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, T> {
+        let stack = &mut *self.stack;
         Oldest {
-            held: self,
+            values: stack.ledger.oldest(n, &self.retained.len),
+            sizes: &self.retained.sizes,
+            aged: &mut stack.aged,
             taken: 0,
-            limit,
         }
     }
 }
 
 /// See [`Held::oldest`].
-pub(crate) struct Oldest<'h, 'a, T> {
-    held: &'h mut Held<'a, T>,
+pub(crate) struct Oldest<'h, T> {
+    values: lease::Oldest<'h, T>,
+    sizes: &'h [AtomicUsize; LOCAL_CACHE_SIZE],
+    aged: &'h mut usize,
     taken: usize,
-    limit: usize,
 }
 
-impl<T> Iterator for Oldest<'_, '_, T> {
+impl<T> Iterator for Oldest<'_, T> {
     type Item = Entry<T>;
 
     fn next(&mut self) -> Option<Entry<T>> {
-        if self.taken == self.limit {
-            return None;
-        }
-        let value = self.held.stack.items.get_mut(self.taken)?.take()?;
+        let value = self.values.next()?;
         // Zeroed as it leaves, so that `stats()` does not count it here and
         // in the shards it goes to.
-        let bytes = self.held.retained.sizes.get(self.taken)?.swap(0, Relaxed);
+        let bytes = self.sizes.get(self.taken)?.swap(0, Relaxed);
         self.taken += 1;
         Some(Entry { value, bytes })
     }
 }
 
-impl<T> Drop for Oldest<'_, '_, T> {
+impl<T> Drop for Oldest<'_, T> {
+    /// The sizes move down as the values' list does (when `values` is
+    /// dropped, after this).
     fn drop(&mut self) {
-        let len = self.held.len();
-        let stack = &mut *self.held.stack;
         let n = self.taken;
-        // The first `n` slots were emptied by `next`: move the rest down.
-        // (Swaps, not `rotate_left`: this is compiled for every pooled
-        // type, and a rotation brings three algorithms with it.)
-        let sizes = &self.held.retained.sizes[..len];
+        let len = self.values.len();
+        let sizes = &self.sizes[..len];
         for (to, from) in (n..len).enumerate() {
-            stack.items.swap(to, from);
             sizes[to].store(sizes[from].swap(0, Relaxed), Relaxed);
         }
-        stack.aged = stack.aged.saturating_sub(n);
-        self.held.retained.len.store(len - n, Relaxed);
+        *self.aged = self.aged.saturating_sub(n);
     }
 }
 
@@ -322,31 +333,62 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
     }
 }
 
-/// Take an idle value for the calling thread into `out` (which is `None`):
-/// from its cache, refilled from the shards when empty. Leaves `out` `None`
-/// on a miss (counted). `key` finds the cache; `storage` is reached only
-/// when the thread has none. Everything but a pop from the cache is
-/// [`take_slow`]. (Returning the value instead of filling `out`, the
-/// guard's slot, costs 11 more instructions per get+drop: the compiler
-/// then copies it through the stack three times.)
+/// Take an idle value for the calling thread: on the fast path, the newest
+/// one in its cache, leased in its slot (returned); else into `out` (which
+/// is `None`), from the cache refilled from the shards ([`take_slow`]).
+/// Leaves both `None` on a miss (counted). `key` finds the cache; `storage`
+/// is reached only when the thread has none.
+#[inline(always)]
+pub(crate) fn take<'a, T: Send + 'static>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
+    out: &mut Option<T>,
+) -> Option<Lease<T>> {
+    let mut lease = None;
+    if table::with_near(key, |owner| pop(&owner, &mut lease)) != Some(true) {
+        // By value, not through `out`: `out`'s address stays unknown to
+        // other functions, so the compiler can build the guard in place.
+        move_into(out, &mut take_slow(key.numbers(), storage));
+    }
+    lease
+}
+
+/// [`take`] for a caller that holds the value inline (a buffer pool's
+/// guard): into `out`, also on the fast path.
 #[inline(always)]
 pub(crate) fn take_into<'a, T: Send + 'static>(
     key: &impl Lookup<Stack<T>, Head<T>>,
     storage: impl Fn() -> &'a Arc<Storage<T>>,
     out: &mut Option<T>,
 ) {
-    if table::with_near(key, |owner| pop(&owner, out)) != Some(true) {
-        // By value, not through `out`: `out`'s address stays unknown to
-        // other functions, so the compiler can build the guard in place.
+    if table::with_near(key, |owner| pop_value(&owner, out)) != Some(true) {
         move_into(out, &mut take_slow(key.numbers(), storage));
     }
 }
 
-/// The fast path of a get: pop from the cache into `out`, counted; false
-/// if the cache is empty, busy or has requests pending.
+/// The fast path of a get: lease the newest value out, counted; false if
+/// the cache is empty, busy or has requests pending.
 #[inline(always)]
-fn pop<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
-    fast_counted(owner, Event::Get, |held| held.pop_into(out))
+fn pop<T: Send + 'static>(
+    owner: &Owner<'_, Stack<T>, Head<T>>,
+    lease: &mut Option<Lease<T>>,
+) -> bool {
+    fast_counted(owner, Event::Get, |held| {
+        *lease = held.pop_lease();
+        lease.is_some()
+    })
+}
+
+/// [`pop`] with the newest value moved out into `out`.
+#[inline(always)]
+fn pop_value<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
+    fast_counted(owner, Event::Get, |held| match held.pop() {
+        Some(entry) => {
+            *out = Some(entry.value);
+            true
+        }
+        None => false,
+    })
 }
 
 /// `op` on the cache on the owner's fast path, counted as `event` when it
@@ -389,11 +431,9 @@ fn take_cached<'a, T: Send + 'static>(
     storage: &dyn Fn() -> &'a Arc<Storage<T>>,
 ) -> Option<T> {
     let mut out = None;
-    let linked = table::with(&key, |owner| {
-        if !pop(&owner, &mut out) {
-            out = refill(&owner);
-        }
-    });
+    // The slow path's pop is `refill`'s: the fast one found the cache
+    // empty, busy or with requests pending, or the key past the mirror.
+    let linked = table::with(&key, |owner| out = refill(&owner));
     if linked.is_none() {
         out = take_without_cache(storage());
     }
@@ -410,18 +450,27 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
         let mut stack = Held::new(stack, head);
         let mut dead = Vec::new();
         age(&mut stack, &head.storage, &mut dead);
+        // With no room (every slot leased), one value and no more, handed
+        // out at once.
+        let mut extra = None;
         if stack.len() == 0 {
             let generation = Some(stack.generation());
+            let batch = batch.min(stack.room()).max(1);
             // A value over the thread caches' limit is taken alone (the
             // refill stops at it) and handed out at once: none stays here.
             head.storage
                 .shards
                 .refill(head.home, batch, generation, |entry| {
-                    // The stack is empty and `batch` <= its cap: there is room.
-                    let _ = stack.push(entry);
+                    // `batch` is the room there is, or one.
+                    if let Err(entry) = stack.push(entry) {
+                        extra = Some(entry);
+                    }
                 });
         }
-        (stack.pop(), dead)
+        match extra {
+            Some(entry) => (Some(entry), dead),
+            None => (stack.pop(), dead),
+        }
     });
     let (found, dead) = match found {
         Some(found) => found,
@@ -493,6 +542,41 @@ pub(crate) fn give_from<'a, T: Send + 'static>(
 ) {
     if table::with_near(key, |owner| push(&owner, slot, bytes)) != Some(true) {
         give_slow(key.numbers(), storage, slot, bytes);
+    }
+}
+
+/// [`give_from`] for a value leased from a thread cache ([`take`]), reset
+/// in its slot: give the slot back if it is this thread's cache's, else
+/// move the value out and return it as [`give_from`] does.
+#[inline(always)]
+pub(crate) fn give_lease<'a, T: Send + 'static>(
+    key: &impl Lookup<Stack<T>, Head<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
+    lease: Lease<T>,
+    bytes: usize,
+) {
+    let mut lease = Some(lease);
+    let restored = table::with_near(key, |owner| {
+        fast_counted(&owner, Event::Put, |held| held.restore(&mut lease, bytes))
+    });
+    if restored != Some(true) {
+        give_lease_slow(key.numbers(), storage, lease, bytes);
+    }
+}
+
+/// [`give_lease`] when the slot could not be listed again: another
+/// thread's cache, or this one full, busy or with requests pending. The
+/// value leaves its slot for [`give_cached`], as any return's does.
+#[cold]
+#[inline(never)]
+fn give_lease_slow<'a, T: Send + 'static>(
+    key: Numbers<Stack<T>, Head<T>>,
+    storage: impl Fn() -> &'a Arc<Storage<T>>,
+    lease: Option<Lease<T>>,
+    bytes: usize,
+) {
+    if let Some(lease) = lease {
+        give_cached(key, &storage, &mut Some(lease.take()), bytes);
     }
 }
 
@@ -654,7 +738,11 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
         return false;
     }
     let cache = Arc::new(Tenant::new(
-        Stack::new(storage.limits.local_cap, storage.generation.load(Relaxed)),
+        Stack::new(
+            storage.limits.local_cap,
+            storage.limits.slots,
+            storage.generation.load(Relaxed),
+        ),
         Head {
             storage: Arc::clone(storage),
             counters: Counters::new(),
@@ -757,7 +845,7 @@ mod tests {
             retained: Retained::default(),
             home: 0,
         };
-        let mut stack = Stack::new(LOCAL_CACHE_SIZE, 0);
+        let mut stack = Stack::new(LOCAL_CACHE_SIZE, LOCAL_CACHE_SIZE, 0);
         let mut held = Held::new(&mut stack, &head);
         for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
             assert!(held.push(Entry { value, bytes }).is_ok());

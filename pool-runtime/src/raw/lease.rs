@@ -1,0 +1,736 @@
+//! Leases: a thread cache's idle values live in slots of their own, and a
+//! get hands out the slot itself ([`Lease`]) instead of moving the value
+//! into the guard. A return on the owner's thread lists the slot again
+//! ([`Ledger::restore`]) and the value never moves: no copy out and back,
+//! and no store-forwarding stall when a reset has just written the value's
+//! fields with narrower stores than the copy's loads.
+//!
+//! The slots ([`Slots`]: a header and the cells) are owned by the cache's
+//! [`Ledger`], which its holder (the owner thread, or a reclaimer under the
+//! owner protocol of `owned.rs`) keeps in the cache's state. A slot is, at
+//! any time, exactly one of:
+//!
+//! - **free**: it holds no value, and only the holder touches it;
+//! - **idle**: it holds a value the cache keeps, listed in the ledger, and
+//!   only the holder touches it;
+//! - **leased**: it holds the value of one live [`Lease`], and only that
+//!   lease touches it. Leases are `Send`: a guard can be dropped on another
+//!   thread, or after its own thread has exited.
+//!
+//! A lease that cannot be listed again (another thread, the owner busy, the
+//! cache full) empties its slot and sets the slot's bit in `returned` (a
+//! release); the holder turns returned bits into free slots when it needs
+//! one (`collect`, an acquire). When the ledger is dropped (its thread
+//! exited, its pool closed) while leases are out, it sets `ORPHAN` and hands
+//! the allocation to them: whichever lease's return completes the set of
+//! leases out at that moment frees it. The two sides agree through one
+//! read-modify-write each on `returned`, so exactly one of them frees it
+//! (the loom model `a_lease_returned_as_its_cache_goes`).
+
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use core::alloc::Layout;
+use core::marker::PhantomData;
+use core::mem::{ManuallyDrop, MaybeUninit};
+use core::ptr::NonNull;
+
+/// The most idle values a ledger lists (`LOCAL_CACHE_SIZE`; `tier/thread.rs`
+/// checks the two are equal).
+pub(crate) const IDLE: usize = 8;
+
+/// The fewest slots of a cache that leases: twice its idle values, so that
+/// a burst of gets that drains the cache can still take refills into free
+/// slots while the first values are leased out.
+const MIN_SLOTS: usize = 2 * IDLE;
+
+/// The most: a bit each in a `u64`, beside `ORPHAN`.
+const MAX_SLOTS: usize = 63;
+
+/// Slots per thread cache for values of `size` bytes: as many as fit in
+/// 2 KiB, within the two bounds. A burst holds that many values out (and
+/// refills in batches) before a get takes the shards' lock alone. None for
+/// a zero-sized type, whose slots would all have one address.
+pub(crate) fn slots_for(size: usize) -> usize {
+    if size == 0 {
+        return 0;
+    }
+    (2048 / size).clamp(MIN_SLOTS, MAX_SLOTS)
+}
+
+/// Set in `returned` when the ledger is gone and the leases own the slots.
+const ORPHAN: u64 = 1 << 63;
+
+/// Slot allocations alive, for the loom models (`__private::live_slots`).
+#[cfg(poolable_loom)]
+pub(crate) static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// Everything below that does not move a `T` is written without it, so that
+// a debug build compiles it once, not once per pooled type: the slots are
+// bytes, `size` bytes each, and only `Ledger<T>` and `Lease<T>` read and
+// write them as `T`.
+
+/// The slots of one thread cache (module docs): the cells, and what the
+/// ledger and its leases share. A cell holds a value only while its slot is
+/// idle or leased: freeing the slots drops none.
+struct Slots {
+    /// Slots emptied by a lease that was not listed again, and `ORPHAN`.
+    returned: AtomicU64,
+    /// The leases out when the ledger was dropped (valid once `ORPHAN` is
+    /// set, which is released after it).
+    orphaned: AtomicU64,
+    /// `count` cells of `size` bytes (`layout`), an allocation of their
+    /// own: this one's address is no cell's (the list's mark for an
+    /// unlisted position).
+    cells: NonNull<u8>,
+    layout: Layout,
+    size: usize,
+}
+
+impl Slots {
+    /// Allocate the cells of `layout`, `size` bytes each (zero bytes: no
+    /// allocation).
+    fn new(layout: Layout, size: usize) -> NonNull<Slots> {
+        let cells = if layout.size() == 0 {
+            NonNull::<u8>::dangling()
+        } else {
+            // SAFETY: the layout's size is not 0.
+            match NonNull::new(unsafe { std::alloc::alloc(layout) }) {
+                Some(cells) => cells,
+                None => std::alloc::handle_alloc_error(layout),
+            }
+        };
+        #[cfg(poolable_loom)]
+        LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        NonNull::from(Box::leak(Box::new(Slots {
+            returned: AtomicU64::new(0),
+            orphaned: AtomicU64::new(0),
+            cells,
+            layout,
+            size,
+        })))
+    }
+
+    /// Free the allocation at `slots`.
+    ///
+    /// # Safety
+    ///
+    /// No ledger or lease uses it any more, and its cells hold no value.
+    unsafe fn free(slots: NonNull<Slots>) {
+        #[cfg(poolable_loom)]
+        LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: the caller's; it came from `Box::leak` in `new`.
+        let slots = unsafe { Box::from_raw(slots.as_ptr()) };
+        if slots.layout.size() != 0 {
+            // SAFETY: allocated in `new` with this layout.
+            unsafe { std::alloc::dealloc(slots.cells.as_ptr(), slots.layout) };
+        }
+    }
+
+    /// The cell of slot `index` (below the count).
+    fn cell(&self, index: usize) -> NonNull<u8> {
+        // SAFETY: within the cells' allocation, or dangling for zero bytes.
+        unsafe { self.cells.add(index * self.size) }
+    }
+
+    /// The index of the slot whose cell `cell` is.
+    fn index_of(&self, cell: NonNull<u8>) -> usize {
+        (cell.as_ptr().addr() - self.cells.as_ptr().addr()) / self.size.max(1)
+    }
+
+    /// Return slot `cell`, which holds no value now (module docs).
+    ///
+    /// # Safety
+    ///
+    /// `cell` is one of `slots`' cells, leased out and now empty, and the
+    /// caller does not touch it again.
+    unsafe fn release(slots: NonNull<Slots>, cell: NonNull<u8>) {
+        // SAFETY: the allocation lives until this return.
+        let this = unsafe { slots.as_ref() };
+        let bit = 1u64 << this.index_of(cell);
+        // AcqRel: releases the emptied slot to the ledger (or to the lease
+        // that frees the slots), and acquires `orphaned`.
+        let before = this.returned.fetch_or(bit, Ordering::AcqRel);
+        if before & ORPHAN != 0 {
+            let out = this.orphaned.load(Ordering::Relaxed);
+            if out & !(before | bit) == 0 {
+                // SAFETY: the ledger is gone and every lease it left out is
+                // returned: this was the last user of the allocation.
+                unsafe { Slots::free(slots) };
+            }
+        }
+    }
+}
+
+/// A ledger's bookkeeping, which needs no `T` (see [`Ledger`]).
+struct List {
+    /// The idle slots' cells, oldest first, then `none`.
+    order: [NonNull<u8>; IDLE],
+    slots: NonNull<Slots>,
+    /// Free slots, to the holder's knowledge.
+    free: u64,
+    /// Every slot's bit.
+    all: u64,
+}
+
+impl List {
+    /// A list of `count` slots (at most 63) of `size` bytes aligned to
+    /// `align`; none for a zero-sized value, or if their layout overflows.
+    fn new(count: usize, size: usize, align: usize) -> List {
+        let count = if size == 0 { 0 } else { count.min(MAX_SLOTS) };
+        let layout = size
+            .checked_mul(count)
+            .and_then(|bytes| Layout::from_size_align(bytes, align).ok());
+        let (count, layout) = match layout {
+            Some(layout) => (count, layout),
+            None => (0, Layout::new::<()>()),
+        };
+        let slots = Slots::new(layout, size);
+        let all = (1 << count) - 1;
+        List {
+            order: [slots.cast(); IDLE],
+            slots,
+            free: all,
+            all,
+        }
+    }
+
+    /// What a position past the list holds: no cell's address.
+    #[inline(always)]
+    fn none(&self) -> NonNull<u8> {
+        self.slots.cast()
+    }
+
+    #[inline(always)]
+    fn slots(&self) -> &Slots {
+        // SAFETY: the allocation lives while its ledger does (it is freed by
+        // the ledger's drop, or after it by the last lease).
+        unsafe { self.slots.as_ref() }
+    }
+
+    /// Turn the slots that leases emptied since the last call into free
+    /// ones.
+    fn collect(&mut self) {
+        let slots = self.slots();
+        if slots.returned.load(Ordering::Relaxed) != 0 {
+            // Acquire: the lease's emptying of its slot happened before.
+            self.free |= slots.returned.swap(0, Ordering::Acquire) & !ORPHAN;
+        }
+    }
+
+    /// Unlist the newest idle slot: its position and cell.
+    #[inline(always)]
+    fn pop(&mut self, len: &AtomicUsize) -> Option<(usize, NonNull<u8>)> {
+        // An empty list wraps to `usize::MAX`, which the bounds check turns
+        // away: one compare for both.
+        let i = len.load(Ordering::Relaxed).wrapping_sub(1);
+        let none = self.none();
+        let at = self.order.get_mut(i)?;
+        let cell = *at;
+        *at = none;
+        len.store(i, Ordering::Relaxed);
+        Some((i, cell))
+    }
+
+    /// List `cell`, a slot of `slots` leased out, as the newest idle one,
+    /// unless `len` is at `cap` or the slot is another list's. Its position.
+    #[inline(always)]
+    fn restore(
+        &mut self,
+        cell: NonNull<u8>,
+        slots: NonNull<Slots>,
+        len: &AtomicUsize,
+        cap: usize,
+    ) -> Option<usize> {
+        let i = len.load(Ordering::Relaxed);
+        if i >= cap || slots != self.slots {
+            return None;
+        }
+        let at = self.order.get_mut(i)?;
+        *at = cell;
+        len.store(i + 1, Ordering::Relaxed);
+        Some(i)
+    }
+
+    /// A free slot for a value to list at position `len`, unless `len` is
+    /// at `cap`: its cell, no longer free. The caller writes the value and
+    /// then calls [`listed`](Self::listed).
+    fn vacant(&mut self, len: &AtomicUsize, cap: usize) -> Option<NonNull<u8>> {
+        if len.load(Ordering::Relaxed) >= cap.min(IDLE) {
+            return None;
+        }
+        if self.free == 0 {
+            self.collect();
+        }
+        if self.free == 0 {
+            return None;
+        }
+        let index = self.free.trailing_zeros() as usize;
+        self.free &= !(1u64 << index);
+        Some(self.slots().cell(index))
+    }
+
+    /// List `cell` (from [`vacant`](Self::vacant), now holding a value).
+    fn listed(&mut self, cell: NonNull<u8>, len: &AtomicUsize) -> usize {
+        let i = len.load(Ordering::Relaxed);
+        self.order[i] = cell;
+        len.store(i + 1, Ordering::Relaxed);
+        i
+    }
+
+    /// The cell listed at `at`, its slot freed: the caller moves its value
+    /// out and unlists it.
+    fn free_listed(&mut self, at: usize) -> NonNull<u8> {
+        let cell = self.order[at];
+        self.free |= 1u64 << self.slots().index_of(cell);
+        cell
+    }
+
+    /// Unlist the first `taken` positions of the `len` listed: the rest
+    /// move to the front.
+    fn unlist_front(&mut self, taken: usize, len: &AtomicUsize) {
+        let n = len.load(Ordering::Relaxed).min(IDLE);
+        let taken = taken.min(n);
+        self.order.copy_within(taken..n, 0);
+        let none = self.none();
+        for at in &mut self.order[n - taken..n] {
+            *at = none;
+        }
+        len.store(n - taken, Ordering::Relaxed);
+    }
+
+    /// Unlist position `at` of the `len` listed: the later ones move down.
+    fn unlist(&mut self, at: usize, len: &AtomicUsize) {
+        let n = len.load(Ordering::Relaxed).min(IDLE);
+        self.order.copy_within(at + 1..n, at);
+        self.order[n - 1] = self.none();
+        len.store(n - 1, Ordering::Relaxed);
+    }
+
+    /// Give up the slots (the ledger is dropped, its idle values gone):
+    /// free them, or, with leases out, hand them to the leases.
+    fn close(&mut self) {
+        self.collect();
+        let out = self.all & !self.free;
+        if out != 0 {
+            let slots = self.slots();
+            slots.orphaned.store(out, Ordering::Relaxed);
+            // AcqRel: releases `orphaned` to the lease that frees the
+            // slots, and acquires the returns that came before.
+            let before = slots.returned.fetch_or(ORPHAN, Ordering::AcqRel);
+            if out & !before != 0 {
+                return;
+            }
+        }
+        // SAFETY: no lease is out and no slot holds a value: the allocation
+        // is the ledger's alone.
+        unsafe { Slots::free(self.slots) };
+    }
+}
+
+/// The holder's view of a thread cache's slots, which it owns, and the
+/// list of its idle values, oldest first (a stack: the newest is the next
+/// get's).
+///
+/// The list's length is the caller's counter (`len` of each method), which
+/// statistics read from other threads; it is only changed here. Every
+/// position past it holds the allocation's own address (`none`), so the
+/// list alone tells which slots are idle: `order[..len]` lists distinct
+/// idle slots, and no other slot.
+pub(crate) struct Ledger<T> {
+    list: List,
+    _values: PhantomData<T>,
+}
+
+// SAFETY: a ledger owns its idle slots' values (`T: Send` moves them across
+// threads with it) and shares the allocation only with leases, through
+// atomics and disjoint slots.
+unsafe impl<T: Send> Send for Ledger<T> {}
+
+/// One leased slot: the value a guard holds, in place.
+pub struct Lease<T> {
+    cell: NonNull<u8>,
+    slots: NonNull<Slots>,
+    _value: PhantomData<T>,
+}
+
+// SAFETY: a lease is the only way to its slot (module docs), like an owned
+// `T` (`Send`) or a `&T` when shared (`Sync`); the allocation it points to
+// lives until every lease is returned.
+unsafe impl<T: Send> Send for Lease<T> {}
+// SAFETY: as above: `&Lease<T>` gives only `&T`.
+unsafe impl<T: Sync> Sync for Lease<T> {}
+
+impl<T> Ledger<T> {
+    /// A ledger of `n` slots (at most 63; none for a zero-sized `T`), every
+    /// one free.
+    pub(crate) fn new(n: usize) -> Self {
+        Ledger {
+            list: List::new(n, size_of::<T>(), align_of::<T>()),
+            _values: PhantomData,
+        }
+    }
+
+    /// How many slots are free.
+    pub(crate) fn free_slots(&mut self) -> usize {
+        self.list.collect();
+        self.list.free.count_ones() as usize
+    }
+
+    /// Lease the newest idle value out, with its position; `None` if there
+    /// is none.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, len: &AtomicUsize) -> Option<(usize, Lease<T>)> {
+        match self.list.pop(len) {
+            Some((i, cell)) => Some((
+                i,
+                Lease {
+                    cell,
+                    slots: self.list.slots,
+                    _value: PhantomData,
+                },
+            )),
+            None => None,
+        }
+    }
+
+    /// List `lease`'s slot as the newest idle value, its value in place,
+    /// unless `len` is at `cap`. Its position; `None` (and `lease` left as
+    /// it was) if there is no room or it is another ledger's lease.
+    #[inline(always)]
+    pub(crate) fn restore(
+        &mut self,
+        lease: &mut Option<Lease<T>>,
+        len: &AtomicUsize,
+        cap: usize,
+    ) -> Option<usize> {
+        let Some(l) = lease else {
+            return None;
+        };
+        let i = self.list.restore(l.cell, l.slots, len, cap);
+        if i.is_some() {
+            // The slot is idle again, its value in place: the lease goes
+            // without its `Drop`, which would drop the value.
+            core::mem::forget(lease.take());
+        }
+        i
+    }
+
+    /// Move the value in `value` into a free slot, listed as the newest
+    /// idle value, unless `len` is at `cap`. Its position; `None` (and the
+    /// value left in `value`) if there is no room or no free slot.
+    pub(crate) fn fill(
+        &mut self,
+        value: &mut Option<T>,
+        len: &AtomicUsize,
+        cap: usize,
+    ) -> Option<usize> {
+        if value.is_none() {
+            return None;
+        }
+        let cell = self.list.vacant(len, cap)?;
+        if let Some(value) = value.take() {
+            // SAFETY: a vacant slot is free (it holds no value, and only the
+            // holder, `&mut self`, touches it), and a `T` cell.
+            unsafe { cell.cast::<T>().write(value) };
+        }
+        Some(self.list.listed(cell, len))
+    }
+
+    /// The value of the idle slot listed at `at` (below `len`), moved out;
+    /// the slot is free, and the caller unlists it.
+    fn take_listed(&mut self, at: usize) -> T {
+        let cell = self.list.free_listed(at);
+        // SAFETY: listed idle: it holds a value, and only the holder
+        // touches it. It is unlisted before the list is used again.
+        unsafe { cell.cast::<T>().read() }
+    }
+
+    /// Move the value of the idle slot at position `at` out, freeing the
+    /// slot, and close the gap: the later ones move down one. `None` if
+    /// `at` is past `len`.
+    pub(crate) fn take(&mut self, at: usize, len: &AtomicUsize) -> Option<T> {
+        if at >= len.load(Ordering::Relaxed).min(IDLE) {
+            return None;
+        }
+        let value = self.take_listed(at);
+        self.list.unlist(at, len);
+        Some(value)
+    }
+
+    /// Move the values of the `n` oldest idle slots out, in order, freeing
+    /// the slots, as the iterator is advanced; the later ones move to the
+    /// front when it is dropped.
+    pub(crate) fn oldest<'l>(&'l mut self, n: usize, len: &'l AtomicUsize) -> Oldest<'l, T> {
+        let limit = n.min(len.load(Ordering::Relaxed)).min(IDLE);
+        Oldest {
+            ledger: self,
+            len,
+            taken: 0,
+            limit,
+        }
+    }
+}
+
+/// See [`Ledger::oldest`].
+pub(crate) struct Oldest<'l, T> {
+    ledger: &'l mut Ledger<T>,
+    len: &'l AtomicUsize,
+    taken: usize,
+    limit: usize,
+}
+
+impl<T> Oldest<'_, T> {
+    /// The list's length before the values taken leave it.
+    pub(crate) fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed).min(IDLE)
+    }
+}
+
+impl<T> Iterator for Oldest<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.taken == self.limit {
+            return None;
+        }
+        // Listed until `drop` unlists it, and taken once (`taken` only
+        // grows).
+        let value = self.ledger.take_listed(self.taken);
+        self.taken += 1;
+        Some(value)
+    }
+}
+
+impl<T> Drop for Oldest<'_, T> {
+    fn drop(&mut self) {
+        self.ledger.list.unlist_front(self.taken, self.len);
+    }
+}
+
+impl<T> Drop for Ledger<T> {
+    /// Drop the idle values and free the slots, or, with leases out, hand
+    /// the slots to them (module docs).
+    fn drop(&mut self) {
+        let none = self.list.none();
+        for at in 0..IDLE {
+            if self.list.order[at] != none {
+                let value = self.take_listed(at);
+                self.list.order[at] = none;
+                let _ = value;
+            }
+        }
+        self.list.close();
+    }
+}
+
+impl<T> Lease<T> {
+    #[inline(always)]
+    fn value(&self) -> *mut T {
+        self.cell.as_ptr() as *mut T
+    }
+
+    /// The value, in its slot.
+    #[inline(always)]
+    pub(crate) fn get(&self) -> &T {
+        // SAFETY: a leased slot holds a value, and is only reached through
+        // its lease, for as long as the lease lives.
+        unsafe { &*self.value() }
+    }
+
+    /// The value, mutably.
+    #[inline(always)]
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        // SAFETY: as in `get`, and `&mut self` is unique.
+        unsafe { &mut *self.value() }
+    }
+
+    /// Move the value out and return the slot.
+    pub(crate) fn take(self) -> T {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: as in `get`; the slot is returned right after, and the
+        // lease is not dropped (which would drop the value again).
+        unsafe {
+            let value = this.value().read();
+            Slots::release(this.slots, this.cell);
+            value
+        }
+    }
+
+    /// Move the value out for good, wipe the slot it leaves (the value was
+    /// not reset: an inline secret would stay in the slot until it is used
+    /// again), and return the slot.
+    pub(crate) fn detach(self) -> T {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: as in `take`; the slot holds no value after the read, and
+        // any byte pattern is a `MaybeUninit`.
+        unsafe {
+            let value = this.value().read();
+            zeroize::Zeroize::zeroize(&mut *(this.value() as *mut MaybeUninit<T>));
+            Slots::release(this.slots, this.cell);
+            value
+        }
+    }
+}
+
+impl<T> Drop for Lease<T> {
+    /// Drop the value in its slot (a panicking reset or drop: its `Drop`
+    /// wipes the slot itself, not a copy), then return the slot, also if
+    /// that `Drop` panics.
+    fn drop(&mut self) {
+        /// Returns the slot when dropped.
+        struct Release(NonNull<Slots>, NonNull<u8>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                // SAFETY: the lease's slot, whose value is dropped by now.
+                unsafe { Slots::release(self.0, self.1) };
+            }
+        }
+        let _release = Release(self.slots, self.cell);
+        // SAFETY: as in `get`; the slot is returned right after (by
+        // `_release`), and never read again.
+        unsafe { core::ptr::drop_in_place(self.value()) };
+    }
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    /// A ledger and its list's length, with `n` values of `rc` listed.
+    fn ledger(rc: &Rc<()>, n: usize) -> (Ledger<Rc<()>>, AtomicUsize) {
+        let (mut ledger, len) = (Ledger::new(slots_for(8)), AtomicUsize::new(0));
+        for i in 0..n {
+            assert_eq!(ledger.fill(&mut Some(Rc::clone(rc)), &len, IDLE), Some(i));
+        }
+        (ledger, len)
+    }
+
+    #[test]
+    fn a_lease_given_back_is_listed_again_with_its_value_in_place() {
+        let rc = Rc::new(());
+        let (mut ledger, len) = ledger(&rc, 2);
+        let (at, lease) = ledger.pop(&len).expect("listed");
+        assert_eq!((at, len.load(Ordering::Relaxed)), (1, 1));
+        let cell = lease.cell;
+        let mut lease = Some(lease);
+        assert_eq!(ledger.restore(&mut lease, &len, IDLE), Some(1));
+        assert!(lease.is_none());
+        assert_eq!(ledger.list.order[1], cell, "the same slot, listed again");
+        assert_eq!(Rc::strong_count(&rc), 3);
+        assert!(ledger.take(0, &len).is_some());
+        assert_eq!(ledger.list.order[0], cell, "the rest moved down");
+        assert_eq!(ledger.list.order[1], ledger.list.none());
+        assert_eq!(Rc::strong_count(&rc), 2);
+    }
+
+    #[test]
+    fn another_ledgers_lease_or_a_full_list_is_refused() {
+        let rc = Rc::new(());
+        let (mut a, a_len) = ledger(&rc, 1);
+        let (mut b, b_len) = ledger(&rc, 0);
+        let mut lease = a.pop(&a_len).map(|(_, lease)| lease);
+        assert_eq!(b.restore(&mut lease, &b_len, IDLE), None);
+        assert_eq!(
+            a.restore(&mut lease, &a_len, 0),
+            None,
+            "no room under the cap"
+        );
+        assert!(lease.is_some());
+        drop(lease);
+        // Returned by its drop, the value dropped: free again once collected.
+        assert_eq!(a.free_slots(), slots_for(8));
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+
+    #[test]
+    fn a_ledger_with_every_slot_leased_collects_returned_ones() {
+        let rc = Rc::new(());
+        let (mut ledger, len) = ledger(&rc, 0);
+        let mut leases = Vec::new();
+        for _ in 0..slots_for(8) {
+            ledger
+                .fill(&mut Some(Rc::clone(&rc)), &len, IDLE)
+                .expect("free");
+            leases.push(ledger.pop(&len).expect("listed").1);
+        }
+        let mut value = Some(Rc::clone(&rc));
+        assert_eq!(
+            ledger.fill(&mut value, &len, IDLE),
+            None,
+            "every slot leased"
+        );
+        assert!(value.is_some());
+        drop(leases.pop().map(Lease::take));
+        assert_eq!(ledger.fill(&mut value, &len, IDLE), Some(0));
+        drop((leases, ledger));
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+
+    #[test]
+    fn the_oldest_leave_in_order_and_the_rest_move_down() {
+        let values: Vec<_> = (0..4).map(Rc::new).collect();
+        let (mut ledger, len) = (Ledger::new(slots_for(8)), AtomicUsize::new(0));
+        for v in &values {
+            ledger
+                .fill(&mut Some(Rc::clone(v)), &len, IDLE)
+                .expect("room");
+        }
+        let taken: Vec<_> = ledger.oldest(3, &len).take(2).map(|v| *v).collect();
+        assert_eq!(taken, [0, 1]);
+        assert_eq!(len.load(Ordering::Relaxed), 2);
+        let rest: Vec<_> = ledger.oldest(IDLE, &len).map(|v| *v).collect();
+        assert_eq!(rest, [2, 3]);
+        assert_eq!(ledger.free_slots(), slots_for(8));
+        assert!(values.iter().all(|v| Rc::strong_count(v) == 1));
+    }
+
+    /// A slot is known by its cell's address: for values of every size,
+    /// each slot's is its own. (A zero-sized type gets no slots: all would
+    /// have one address.)
+    #[test]
+    fn each_slot_is_found_again_from_its_cell() {
+        fn check<T>() {
+            let ledger = Ledger::<T>::new(slots_for(size_of::<T>()));
+            let slots = ledger.list.slots();
+            for index in 0..ledger.list.all.count_ones() as usize {
+                assert_eq!(slots.index_of(slots.cell(index)), index);
+            }
+        }
+        check::<()>();
+        check::<u8>();
+        check::<[u64; 3]>();
+        check::<[u8; 4096]>();
+    }
+
+    #[test]
+    fn a_detached_value_leaves_its_slot_wiped_and_free() {
+        let (mut ledger, len) = (Ledger::new(slots_for(16)), AtomicUsize::new(0));
+        ledger
+            .fill(&mut Some([0x5a_u8; 16]), &len, IDLE)
+            .expect("room");
+        let (_, lease) = ledger.pop(&len).expect("listed");
+        let cell = lease.value();
+        assert_eq!(lease.detach(), [0x5a; 16]);
+        // SAFETY (test): the slot is free, the ledger untouched since; read
+        // its bytes as the next value's would be written over them.
+        let bytes = unsafe { &*cell.cast::<[u8; 16]>() };
+        assert!(bytes.iter().all(|&b| b == 0), "{bytes:?}");
+        assert_eq!(ledger.free_slots(), slots_for(16));
+    }
+
+    #[test]
+    fn the_last_lease_out_frees_the_slots_of_a_dropped_ledger() {
+        let rc = Rc::new(());
+        let (mut ledger, len) = ledger(&rc, 3);
+        let a = ledger.pop(&len).expect("listed").1;
+        let b = ledger.pop(&len).expect("listed").1;
+        drop(ledger); // drops the one still listed
+        assert_eq!(Rc::strong_count(&rc), 3);
+        drop(a);
+        assert_eq!(Rc::strong_count(&rc), 2);
+        // Miri reports a leak if the last one does not free the slots, and
+        // a use after free if an earlier one did.
+        drop(b.take());
+        assert_eq!(Rc::strong_count(&rc), 1);
+    }
+}
