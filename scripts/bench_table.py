@@ -613,9 +613,11 @@ def inline_table(paired: dict | None) -> list[str]:
     lines = [
         "## Values stored inline against `Box<T>` (target 8)",
         "",
-        "A thread cache stores values inline, so a miss allocates no more than constructing the "
-        "value does; a get and a return move the value in and out of the cache. Pooling `Box<T>` "
-        "instead moves a pointer, and a miss allocates the box too. Each row is a derived type "
+        "A thread cache stores values inline, in slots of its own, so a miss allocates no more "
+        "than constructing the value does; a get that finds an idle value hands the guard its "
+        "slot, and the guard's return on the same thread gives the slot back, the value in place. "
+        "Pooling `Box<T>` instead keeps a pointer in the slot, and a miss allocates the box too. "
+        "Each row is a derived type "
         "pooled as it is (`T::pool().get()`) against the same type in a `Pool<Box<T>>`, the same "
         "work on it per op, timed in pairs (`benches/paired.rs`, as above). Above 1×, the box is "
         "faster on a hit; the guide's section on pooling `Box<T>` rests on this table.",

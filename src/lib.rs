@@ -520,36 +520,27 @@
 //!
 //! # Values inline, or in a `Box`
 //!
-//! A pool keeps its values inline: a thread cache is an array of `T`, and a
-//! get or a return moves the value out of it or into it. So a miss allocates
-//! nothing beyond what constructing `T` allocates. The price is the move, on
-//! every hit. A pool of `Box<T>` moves a pointer instead, and each of its
-//! misses allocates the box as well.
+//! A pool keeps its values inline: each thread cache has slots of `T`, so a
+//! miss allocates nothing beyond what constructing `T` allocates. A get that
+//! finds an idle value in its thread's cache hands the guard that value's
+//! slot, and the guard's return on the same thread gives the slot back: the
+//! value itself does not move. A value from anywhere else (a miss, a refill
+//! from the shared tier, a guard dropped on another thread) is moved into
+//! the guard, and later into a slot. A pool of `Box<T>` moves a pointer
+//! instead, and each of its misses allocates the box as well.
 //!
 //! Which is faster on a hit, for derived types of several sizes, is in
-//! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). The box
-//! wins at every size measured, in every run on a 2-core machine:
+//! `benches/RESULTS.md` ("Values stored inline against `Box<T>`"). On a
+//! 2-core machine the two are within 10% at every size measured, from a
+//! 24-byte struct of one `Vec` to 1 KiB of fields, the inline value mostly
+//! the faster.
 //!
-//! - by 1.1–1.4× for a 24-byte struct of one `Vec`;
-//! - by 1.3–1.7× for 40 to 64 bytes of several fields;
-//! - by 3–5.3× from 256 bytes up.
-//!
-//! Much of a small struct's price is the return. It copies the value right
-//! after the reset (and your code) wrote to it, and the processor makes a
-//! wide load of the copy wait for narrower stores still in flight. So a
-//! small field beside others (a `u32`, a `bool`) costs more than its size
-//! says.
-//!
-//! Where the work on the value dominates (a request whose header strings
-//! are allocated on each use, or filled into recycled ones), the two are
-//! within 10%.
-//!
-//! Pool `Box<T>` when `T` is a few hundred bytes or more, or when a small
-//! `T` is on a hot path where nearly every get hits. Keep `T` inline when
-//! misses are common: a burst, `max_retained(0)`, a pipeline whose values
-//! pile up on one side. There, one box per miss costs more than the moves
-//! save. A `T` over 4 KiB has no thread cache at all
-//! ([policy defaults](#policy-defaults)), so pool `Box<T>` for it.
+//! Keep `T` inline. Pool `Box<T>` when `T` is over 4 KiB: such a `T` has no
+//! thread cache at all ([policy defaults](#policy-defaults)). Pool it too
+//! when a large `T` mostly reaches its guard some other way than a hit in
+//! its thread's cache (misses, refills from the shared tier, values
+//! returned on another thread): each of those moves copies all of `T`,
+//! where a box moves a pointer.
 //!
 //! ```
 //! use poolable::{Pool, Poolable};
@@ -970,7 +961,7 @@
 //! | size cap | [`DEFAULT_MAX_BYTES`] = 64 KiB; a value's size is its [`Reset::heap_bytes`] plus `size_of::<T>()` (values are stored inline) | [`Pool::max_bytes`], `#[poolable(max_bytes = N)]`; adaptive: [`Pool::max_bytes_auto`] |
 //! | over the cap | dropped ([`Oversize::Drop`]) | [`Pool::oversize`], `#[poolable(oversize = "shrink")]` |
 //! | retention bound | `4 × CPUs × LOCAL_CACHE_SIZE` (64 on 2 CPUs), growing under load up to 8 times that and halving at trims; one thread alone never retains more than the bound in force, and each further thread can hold one more thread cache | [`Pool::max_retained`], `#[poolable(max_retained = N)]` (fixed) |
-//! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool, for `T` up to 4 KiB (a larger `T` goes straight to the shards; pool `Box<T>` to cache it); half moves to the shards when it is full | (fixed) |
+//! | thread cache | [`LOCAL_CACHE_SIZE`] = 8 values per thread per pool, for `T` up to 4 KiB (a larger `T` goes straight to the shards; pool `Box<T>` to cache it); half moves to the shards when it is full. Its values sit in slots allocated with the cache: 16 to 63 of them (as many `T` as fit in 2 KiB), which also hold the values guards took from the cache, so a guard dropped on the same thread gives its slot back with the value in place | (fixed) |
 //! | idle decay | none until you call [`Pool::trim`] / [`trim_all`] or start [`trimmer::spawn`]; then a value idle across two trims is dropped, in the shards and in every thread's cache, including threads that never touch the pool again | |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
