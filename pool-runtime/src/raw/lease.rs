@@ -276,12 +276,9 @@ impl List {
         i
     }
 
-    /// The cell listed at `at`, its slot freed: the caller moves its value
-    /// out and unlists it.
-    fn free_listed(&mut self, at: usize) -> NonNull<u8> {
-        let cell = self.order[at];
+    /// Mark `cell`'s slot free: the caller moves its value out.
+    fn free(&mut self, cell: NonNull<u8>) {
         self.free |= 1u64 << self.slots().index_of(cell);
-        cell
     }
 
     /// Unlist the first `taken` positions of the `len` listed: the rest
@@ -295,14 +292,6 @@ impl List {
             *at = none;
         }
         len.store(n - taken, Ordering::Relaxed);
-    }
-
-    /// Unlist position `at` of the `len` listed: the later ones move down.
-    fn unlist(&mut self, at: usize, len: &AtomicUsize) {
-        let n = len.load(Ordering::Relaxed).min(IDLE);
-        self.order.copy_within(at + 1..n, at);
-        self.order[n - 1] = self.none();
-        len.store(n - 1, Ordering::Relaxed);
     }
 
     /// Give up the slots (the ledger is dropped, its idle values gone):
@@ -435,25 +424,22 @@ impl<T> Ledger<T> {
         Some(self.list.listed(cell, len))
     }
 
-    /// The value of the idle slot listed at `at` (below `len`), moved out;
-    /// the slot is free, and the caller unlists it.
-    fn take_listed(&mut self, at: usize) -> T {
-        let cell = self.list.free_listed(at);
+    /// The value of `cell`, an idle slot's, moved out; the slot is free.
+    ///
+    /// The caller unlists `cell`, before the list is used again.
+    fn take_cell(&mut self, cell: NonNull<u8>) -> T {
+        self.list.free(cell);
         // SAFETY: listed idle: it holds a value, and only the holder
-        // touches it. It is unlisted before the list is used again.
+        // touches it.
         unsafe { cell.cast::<T>().read() }
     }
 
-    /// Move the value of the idle slot at position `at` out, freeing the
-    /// slot, and close the gap: the later ones move down one. `None` if
-    /// `at` is past `len`.
-    pub(crate) fn take(&mut self, at: usize, len: &AtomicUsize) -> Option<T> {
-        if at >= len.load(Ordering::Relaxed).min(IDLE) {
-            return None;
-        }
-        let value = self.take_listed(at);
-        self.list.unlist(at, len);
-        Some(value)
+    /// Move the newest idle value out, freeing its slot: its position and
+    /// the value; `None` if there is none.
+    pub(crate) fn take_newest(&mut self, len: &AtomicUsize) -> Option<(usize, T)> {
+        // Unlisted by `pop`.
+        let (i, cell) = self.list.pop(len)?;
+        Some((i, self.take_cell(cell)))
     }
 
     /// Move the values of the `n` oldest idle slots out, in order, freeing
@@ -494,7 +480,8 @@ impl<T> Iterator for Oldest<'_, T> {
         }
         // Listed until `drop` unlists it, and taken once (`taken` only
         // grows).
-        let value = self.ledger.take_listed(self.taken);
+        let cell = self.ledger.list.order[self.taken];
+        let value = self.ledger.take_cell(cell);
         self.taken += 1;
         Some(value)
     }
@@ -512,10 +499,10 @@ impl<T> Drop for Ledger<T> {
     fn drop(&mut self) {
         let none = self.list.none();
         for at in 0..IDLE {
-            if self.list.order[at] != none {
-                let value = self.take_listed(at);
-                self.list.order[at] = none;
-                let _ = value;
+            let cell = core::mem::replace(&mut self.list.order[at], none);
+            if cell != none {
+                // Unlisted first: the value's `Drop` may panic.
+                let _value = self.take_cell(cell);
             }
         }
         self.list.close();
@@ -617,7 +604,7 @@ mod tests {
         assert!(lease.is_none());
         assert_eq!(ledger.list.order[1], cell, "the same slot, listed again");
         assert_eq!(Rc::strong_count(&rc), 3);
-        assert!(ledger.take(0, &len).is_some());
+        assert!(ledger.oldest(1, &len).next().is_some());
         assert_eq!(ledger.list.order[0], cell, "the rest moved down");
         assert_eq!(ledger.list.order[1], ledger.list.none());
         assert_eq!(Rc::strong_count(&rc), 2);

@@ -218,14 +218,22 @@ impl<'a, T> Held<'a, T> {
     }
 
     fn pop(&mut self) -> Option<Entry<T>> {
-        let i = self.len().checked_sub(1)?;
-        let bytes = self.retained.sizes.get(i)?.load(Relaxed);
         let stack = &mut *self.stack;
-        let value = stack.ledger.take(i, &self.retained.len)?;
-        if i < stack.aged {
-            stack.aged = i;
+        // A `match`, not `?` on a `(usize, T)`: one instance less per
+        // pooled type.
+        match stack.ledger.take_newest(&self.retained.len) {
+            Some((i, value)) => {
+                if i < stack.aged {
+                    stack.aged = i;
+                }
+                let bytes = match self.retained.sizes.get(i) {
+                    Some(size) => size.load(Relaxed),
+                    None => 0,
+                };
+                Some(Entry { value, bytes })
+            }
+            None => None,
         }
-        Some(Entry { value, bytes })
     }
 
     /// The `n` oldest entries, taken out in order as the iterator is
