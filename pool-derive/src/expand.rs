@@ -5,10 +5,10 @@
 use crate::ast::{Container, Derive, Field};
 use crate::attr::Rule;
 use crate::ctxt::Errors;
-use crate::tokens::{Emit, push};
+use crate::tokens::{Emit, Src, push, text_of};
 use crate::valid;
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
-use quote::{ToTokens, TokenStreamExt, quote, quote_spanned};
+use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
 use std::collections::BTreeSet;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Ident, Member, Path, Type, WherePredicate, parse_quote};
@@ -19,32 +19,42 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     valid::check(&cont, derive, &mut errors);
     errors.finish()?;
     let krate = cont.attrs.crate_path();
+    let names = Names {
+        krate: text_of(&krate),
+        ident: cont.ident.to_string(),
+    };
 
     // A struct without generic parameters (lifetimes included) has its
     // fields checked in one constant, and its `Reset` impl calls the
-    // fields' impls through one tuple (`compact_reset_impl`); a generic one
+    // fields' impls through one tuple (`compact_reset_impl`), written as
+    // source text but for what carries a span (`tokens.rs`); a generic one
     // names each field's type in each method (`reset_impl`).
-    let reset = if cont.generics.params.is_empty() {
-        let check = fields_check(&cont, derive, &krate);
-        let reset = compact_reset_impl(&cont, &krate);
-        quote!(#check #reset)
-    } else {
-        reset_impl(&cont, &krate)
-    };
-    let wipe_on_drop = drop_impl(&cont, &krate);
-    let poolable = match derive {
-        Derive::Poolable => poolable_impl(&cont, &krate),
-        Derive::Reset => TokenStream::new(),
-    };
-    Ok(quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, unused_qualifications)]
-        const _: () = {
-            #reset
-            #wipe_on_drop
-            #poolable
-        };
-    })
+    let mut out = Src::default();
+    out.text(
+        "#[doc(hidden)] #[allow(non_upper_case_globals, unused_qualifications)] const _: () =",
+    );
+    out.group(Delimiter::Brace, |out| {
+        if cont.generics.params.is_empty() {
+            fields_check(&cont, derive, &krate, &names, out);
+            compact_reset_impl(&cont, &krate, &names, out);
+        } else {
+            out.tokens(reset_impl(&cont, &krate));
+        }
+        if let Some(drop) = drop_impl(&cont, &krate) {
+            out.tokens(drop);
+        }
+        if let Derive::Poolable = derive {
+            poolable_impl(&cont, &krate, &names, out);
+        }
+    });
+    out.tokens(Punct::new(';', Spacing::Alone));
+    Ok(out.finish())
+}
+
+/// The crate's path and the struct's name, as source text.
+struct Names {
+    krate: String,
+    ident: String,
 }
 
 /// A field that its type's own `Reset` impl resets, measures and checks,
@@ -57,34 +67,42 @@ fn is_plain(field: &Field<'_>) -> bool {
         && field.attrs.check.get().is_none()
 }
 
-/// `(&mut this.a, &mut this.b)` (or `&this.a`...) for the plain fields,
-/// nested by twelve (the runtime's tuples stop there); `None` if there are
-/// none. Written into the stream it is interpolated into (`tokens.rs`).
-fn fields_tuple<'a>(cont: &'a Container<'_>, by: &'static str) -> Option<impl ToTokens + 'a> {
-    fn nest(out: &mut TokenStream, refs: &[&Member], by: &str) {
-        let mut inner = TokenStream::new();
+/// `(&mut this.a, &mut this.b,)` (or `&this.a`...) for the plain fields,
+/// as source text, nested by twelve (the runtime's tuples stop there);
+/// `None` if there are none.
+fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
+    fn nest(out: &mut String, refs: &[String], by: &str) {
+        out.push('(');
         if refs.len() <= 12 {
             for member in refs {
-                push(&mut inner, Span::call_site(), by);
-                push(&mut inner, Span::call_site(), "this.");
-                member.to_tokens(&mut inner);
-                push(&mut inner, Span::call_site(), ",");
+                out.push_str(by);
+                out.push_str(" this.");
+                out.push_str(member);
+                out.push(',');
             }
         } else {
             for chunk in refs.chunks(12) {
-                nest(&mut inner, chunk, by);
-                push(&mut inner, Span::call_site(), ",");
+                nest(out, chunk, by);
+                out.push(',');
             }
         }
-        out.append(Group::new(Delimiter::Parenthesis, inner));
+        out.push(')');
     }
-    let refs: Vec<&Member> = cont
+    let refs: Vec<String> = cont
         .fields
         .iter()
         .filter(|field| is_plain(field))
-        .map(|field| &field.member)
+        .map(|field| match &field.member {
+            Member::Named(name) => name.to_string(),
+            Member::Unnamed(index) => index.index.to_string(),
+        })
         .collect();
-    (!refs.is_empty()).then_some(Emit(move |out: &mut TokenStream| nest(out, &refs, by)))
+    if refs.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    nest(&mut out, &refs, by);
+    Some(out)
 }
 
 /// The `Reset` impl of a struct without generic parameters: the plain
@@ -94,116 +112,111 @@ fn fields_tuple<'a>(cont: &'a Container<'_>, by: &'static str) -> Option<impl To
 /// its check the method adds no error of its own. (The impl's self type
 /// cannot be named so: the check asks which types have a `Reset` impl,
 /// and so needs every impl's self type first.)
-fn compact_reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
-    let ident = cont.ident;
-    let alias = checked_alias(Span::call_site());
+fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
+    let Names { krate: k, ident } = names;
+    let this_ty = format!("__PoolableChecked<{ident}>");
     let others: Vec<&Field<'_>> = cont.fields.iter().filter(|f| !is_plain(f)).collect();
-    let wipes = cont
-        .fields
-        .iter()
-        .filter_map(|field| wipe_field(field, krate));
     let fields_mut = fields_tuple(cont, "&mut");
     let fields = fields_tuple(cont, "&");
-    let reset_plain = fields_mut
-        .as_ref()
-        .map(|fields| quote!(#krate::__private::reset(#fields);));
-    let resets = cont.fields.iter().map(|field| {
-        let shrink = shrink_to(field, krate);
-        if is_plain(field) {
-            shrink
-        } else {
-            let rule = reset_rule(field, krate);
-            Some(quote!(#rule #shrink))
+    // `__private::heap_bytes(fields)`, or `zero` if no field is plain.
+    let through = |method: &str, zero: &str| match &fields {
+        Some(fields) => format!("{k}::__private::{method}({fields})"),
+        None => zero.to_owned(),
+    };
+    // `.saturating_add(part)` for each part.
+    let add = |out: &mut Src, parts: &mut dyn Iterator<Item = TokenStream>| {
+        for part in parts {
+            out.text(".saturating_add");
+            out.group(Delimiter::Parenthesis, |out| {
+                out.tokens(part);
+            });
+        }
+    };
+    out.text(&format!(
+        "#[automatically_derived] #[diagnostic::do_not_recommend] impl {k}::Reset for {ident}"
+    ));
+    out.group(Delimiter::Brace, |out| {
+        out.text("#[inline] fn reset(&mut self)");
+        out.group(Delimiter::Brace, |out| {
+            out.text(&format!("let this: &mut {this_ty} = self;"));
+            for wipe in cont.fields.iter().filter_map(|f| wipe_field(f, krate)) {
+                out.tokens(wipe);
+            }
+            if let Some(fields) = &fields_mut {
+                out.text(&format!("{k}::__private::reset({fields});"));
+            }
+            for field in &cont.fields {
+                if !is_plain(field) {
+                    out.tokens(reset_rule(field, krate));
+                }
+                if let Some(shrink) = shrink_to(field, krate) {
+                    out.tokens(shrink);
+                }
+            }
+        });
+        out.text("#[inline] fn heap_bytes(&self) -> usize");
+        out.group(Delimiter::Brace, |out| {
+            out.text(&format!("let this: &{this_ty} = self;"));
+            out.text(&through("heap_bytes", "0usize"));
+            add(
+                out,
+                &mut others.iter().filter_map(|f| field_heap_bytes(f, krate)),
+            );
+        });
+        out.text("#[inline] fn is_reset(&self) -> bool");
+        out.group(Delimiter::Brace, |out| {
+            out.text(&format!("let this: &{this_ty} = self;"));
+            out.text(&through("is_reset", "true"));
+            for check in others.iter().filter_map(|f| field_is_reset(f, krate)) {
+                out.text("&&");
+                out.tokens(check);
+            }
+        });
+        out.text("#[inline] fn used_bytes(&self) -> usize");
+        out.group(Delimiter::Brace, |out| {
+            out.text(&format!("let this: &{this_ty} = self;"));
+            out.text(&through("used_bytes", "0usize"));
+            add(
+                out,
+                &mut others.iter().filter_map(|f| field_used_bytes(f, krate)),
+            );
+        });
+        // One level for every field reset by its own impl: through the tuple
+        // when those are all plain, else field by field (`shrink_heap`).
+        match &fields_mut {
+            Some(fields) if others.iter().all(|f| !matches!(f.attrs.rule, Rule::Reset)) => {
+                out.text(&format!(
+                    "#[inline] fn shrink_heap(&mut self, max_bytes: usize) {{ \
+                     let total = {k}::Reset::heap_bytes(self); \
+                     let this: &mut {this_ty} = self; \
+                     {k}::__private::shrink_heap(total, {fields}, max_bytes) }}"
+                ));
+            }
+            _ => {
+                let (alias, ident) = (checked_alias(Span::call_site()), cont.ident);
+                let this_ty = quote!(#alias<#ident>);
+                out.tokens(shrink_heap(cont, krate, &this_ty));
+            }
         }
     });
-    let fields = fields.as_ref();
-    let start = |f: &'static str, zero: &'static str| {
-        Emit(move |out: &mut TokenStream| match fields {
-            Some(fields) => {
-                krate.to_tokens(out);
-                push(out, Span::call_site(), "::__private::");
-                push(out, Span::call_site(), f);
-                let mut args = TokenStream::new();
-                fields.to_tokens(&mut args);
-                out.append(Group::new(Delimiter::Parenthesis, args));
-            }
-            None => out.extend(zero.parse::<TokenStream>()),
-        })
-    };
-    let heap_bytes = start("heap_bytes", "0usize");
-    let used_bytes = start("used_bytes", "0usize");
-    let is_reset = start("is_reset", "true");
-    let sizes = others
-        .iter()
-        .filter_map(|field| field_heap_bytes(field, krate));
-    let used = others
-        .iter()
-        .filter_map(|field| field_used_bytes(field, krate));
-    let checks = others
-        .iter()
-        .filter_map(|field| field_is_reset(field, krate));
-    // One level for every field reset by its own impl: through the tuple
-    // when those are all plain, else field by field (`shrink_heap`).
-    let shrink = match &fields_mut {
-        Some(fields) if others.iter().all(|f| !matches!(f.attrs.rule, Rule::Reset)) => quote! {
-            #[inline]
-            fn shrink_heap(&mut self, max_bytes: usize) {
-                let total = #krate::Reset::heap_bytes(self);
-                let this: &mut #alias<#ident> = self;
-                #krate::__private::shrink_heap(total, #fields, max_bytes)
-            }
-        },
-        _ => shrink_heap(cont, krate, &quote!(#alias<#ident>)),
-    };
-    quote! {
-        #[automatically_derived]
-        #[diagnostic::do_not_recommend]
-        impl #krate::Reset for #ident {
-            #[inline]
-            fn reset(&mut self) {
-                let this: &mut #alias<#ident> = self;
-                #(#wipes)*
-                #reset_plain
-                #(#resets)*
-            }
-
-            #[inline]
-            fn heap_bytes(&self) -> usize {
-                let this: &#alias<#ident> = self;
-                #heap_bytes #(.saturating_add(#sizes))*
-            }
-
-            #[inline]
-            fn is_reset(&self) -> bool {
-                let this: &#alias<#ident> = self;
-                #is_reset #(&& #checks)*
-            }
-
-            #[inline]
-            fn used_bytes(&self) -> usize {
-                let this: &#alias<#ident> = self;
-                #used_bytes #(.saturating_add(#used))*
-            }
-
-            #shrink
-        }
-    }
 }
 
-/// The fields' checks of a struct without generic parameters, each spanned
-/// on its field's type, so a field that fails one is one error, there:
-/// every field reset by its own impl has a `Reset` impl, and, for
-/// `#[derive(Poolable)]`, every field is `Send`. The `__PoolableChecked`
-/// alias names types through the result: when a check fails, the alias is
-/// an error type, and so is every type named through it (`this` in each
-/// `Reset` method, the pool's), which rustc then reports nothing more
-/// about. A `!Send` field is not also reported for a missing `Reset` (its
-/// type is named through the `Send` check's alias there).
-fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStream {
-    let alias = checked_alias(Span::call_site());
+/// The fields' checks of a struct without generic parameters, in one
+/// constant, each spanned on its field's type, so a field that fails one is
+/// one error, there: every field reset by its own impl has a `Reset` impl,
+/// and, for `#[derive(Poolable)]`, every field is `Send` and, without
+/// `new`, the struct has `Default`. The
+/// `__PoolableChecked` alias names types through the constant: when a check
+/// fails, the alias is an error type, and so is every type named through it
+/// (`this` in each `Reset` method, the pool's), which rustc then reports
+/// nothing more about. (One constant, not one for `Send` and one for
+/// `Reset`, costs a third less to build; a field that is neither `Send` nor
+/// `Reset` is then two errors, at the field.)
+fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path, names: &Names, out: &mut Src) {
     let site = Span::call_site();
-    // Each field's type as the constants name it: they are items of their
-    // own, where `Self` is not the struct.
+    let sent = matches!(derive, Derive::Poolable);
+    // Each field's type as the constant names it: it is an item of its own,
+    // where `Self` is not the struct.
     let ty = |out: &mut TokenStream, field: &Field<'_>| {
         if field.names_self {
             out.extend(self_named(field.ty.to_token_stream(), cont.ident));
@@ -211,53 +224,46 @@ fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path) -> TokenStre
             field.ty.to_tokens(out);
         }
     };
-    let sent = matches!(derive, Derive::Poolable);
-    // `& <Ty as ::poolable::__private::SendField>::OK` for each field.
-    let send_checks = Emit(|out: &mut TokenStream| {
+    // `let _ = <Ty as ::poolable::__private::SendField>::OK;` for each
+    // field of a pool, and `let _ = <Ty as ::poolable::Reset>::reset;` for
+    // each field reset by its own impl, spanned from the type's first token
+    // to its last, so an error underlines the whole type (see `checked_ty`).
+    let checks = Emit(|out: &mut TokenStream| {
         for field in &cont.fields {
-            push(out, site, "&");
-            push(out, field.span, "<");
-            ty(out, field);
-            push(out, field.span, "as");
-            krate.to_tokens(out);
-            push(out, site, "::__private");
-            push(out, field.span, "::SendField>::OK");
-        }
-    });
-    // `let _ = <__PoolableSent<Ty> as ::poolable::Reset>::reset;` for each
-    // field reset by its own impl, spanned from the type's first token to
-    // its last, so the error underlines the whole type (see `checked_ty`).
-    let reset_checks = Emit(|out: &mut TokenStream| {
-        for field in &cont.fields {
-            if !matches!(field.attrs.rule, Rule::Reset) {
-                continue;
-            }
-            push(out, site, "let _ =");
-            push(out, field.span, "<");
+            let mut check = |what: &str| {
+                push(out, site, "let _ =");
+                push(out, field.span, "<");
+                ty(out, field);
+                push(out, field.span_end, "as");
+                push(out, site, &names.krate);
+                push(out, field.span_end, what);
+                push(out, site, ";");
+            };
             if sent {
-                push(out, field.span, "__PoolableSent <");
-                ty(out, field);
-                push(out, field.span_end, ">");
-            } else {
-                ty(out, field);
+                check("::__private::SendField>::OK");
             }
-            push(out, field.span_end, "as");
-            krate.to_tokens(out);
-            push(out, field.span_end, "::Reset>::reset");
-            push(out, site, ";");
+            if matches!(field.attrs.rule, Rule::Reset) {
+                check("::Reset>::reset");
+            }
         }
     });
-    let sent = sent.then(|| {
-        quote! {
-            const __POOLABLE_FIELDS_SEND: bool = true #send_checks;
-            type __PoolableSent<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_SEND>>::Is;
-        }
+    // A pool without `new` constructs with `Default`: checked here, spanned
+    // on the struct's name, so the pool's code (named through the alias)
+    // adds no error of its own.
+    let ident = cont.ident;
+    let default = (sent && cont.attrs.new.get().is_none()).then(|| {
+        quote_spanned!(ident.span()=> let _ = <#ident as #krate::__private::NewByDefault>::new_by_default;)
     });
-    quote! {
-        #sent
-        const __POOLABLE_FIELDS_OK: bool = { #reset_checks true };
-        type #alias<T> = <T as #krate::__private::Checked<__POOLABLE_FIELDS_OK>>::Is;
-    }
+    out.text("const __POOLABLE_FIELDS_OK: bool =");
+    out.group(Delimiter::Brace, |out| {
+        out.tokens(checks)
+            .tokens(default)
+            .tokens(Ident::new("true", site));
+    });
+    out.text(&format!(
+        "; type __PoolableChecked<T> = <T as {}::__private::Checked<__POOLABLE_FIELDS_OK>>::Is;",
+        names.krate
+    ));
 }
 
 fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
@@ -400,14 +406,11 @@ fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
 /// The impl has exactly the struct's generics and where-clause, as a `Drop`
 /// impl must. It is spanned on the first `zeroize` key, so a `Drop` impl of
 /// the user's own is reported as a conflict there.
-fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
-    let Some(key) = cont
+fn drop_impl(cont: &Container<'_>, krate: &Path) -> Option<TokenStream> {
+    let key = cont
         .fields
         .iter()
-        .find_map(|field| field.attrs.zeroize.span())
-    else {
-        return TokenStream::new();
-    };
+        .find_map(|field| field.attrs.zeroize.span())?;
     let ident = cont.ident;
     let (impl_generics, ty_generics, where_clause) = cont.generics.split_for_impl();
     let wipes = cont
@@ -421,12 +424,12 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         }
     };
     let at = Span::call_site().located_at(key);
-    quote_spanned! {at=>
+    Some(quote_spanned! {at=>
         #[automatically_derived]
         impl #impl_generics ::core::ops::Drop for #ident #ty_generics #where_clause {
             #body
         }
-    }
+    })
 }
 
 /// The statements that reset one field (its wipe comes earlier, in
@@ -697,15 +700,9 @@ fn is_generic(cont: &Container<'_>) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
-fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
+fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
-    let new = match cont.attrs.new.get() {
-        Some(path) => quote!(#path),
-        None => {
-            quote_spanned!(ident.span()=> <#ident #ty_generics as #krate::__private::NewByDefault>::new_by_default)
-        }
-    };
     let max_retained = cont
         .attrs
         .max_retained
@@ -725,13 +722,14 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
     let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
 
     if !is_generic(cont) {
-        let alias = checked_alias(Span::call_site());
-        let vis = cont.vis;
+        let Names { krate: k, ident } = names;
+        let pool = format!("{k}::Pool<__PoolableChecked<{ident}>>");
         // The pool's type names the struct through the fields' checks
-        // (`fields_check`): when a field is not `Send`, the static's type is
-        // an error type, and the check's error at the field is the only one
-        // (no "`Pool<..>` cannot be shared between threads", no "`with_new`
-        // has unmet bounds").
+        // (`fields_check`), which check its `Default` too when it has no
+        // `new`: when a field is not `Send`, or the struct has no
+        // `Default`, the static's type is an error type, and the check's
+        // error is the only one (no "`Pool<..>` cannot be shared between
+        // threads", no "`with_new` has unmet bounds").
         //
         // `T::pool()` finds the inherent function first, whose signature
         // names the pool the same way: so a use of the pool
@@ -739,47 +737,65 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         // fails, and adds no error of its own. Through the trait, it would:
         // the trait's signature says `Pool<Self>`, and its bound is `Send`.
         //
+        // `ManuallyDrop`: a static is never dropped, but rustc generates its
+        // type's drop glue anyway, and a pool's pulls in the whole runtime
+        // for every derived type, used or not (`scripts/derive_cost.py`
+        // measures it).
+        //
+        // The function is hidden from the docs, with no doc comment: a doc
+        // attribute is one more thing per type to build. The inherent impl
+        // is not `#[automatically_derived]`: that attribute is for trait
+        // impls, and rustc is phasing it out elsewhere.
+        let chain = [&max_retained, &auto, &cap, &oversize, &name];
+        out.text(&format!("impl {ident}"));
+        out.group(Delimiter::Brace, |out| {
+            out.text(&format!(
+                "#[doc(hidden)] #[inline] {} fn pool() -> &'static {pool}",
+                text_of(cont.vis)
+            ));
+            out.group(Delimiter::Brace, |out| {
+                out.text(&format!(
+                    "static POOL: ::core::mem::ManuallyDrop<{pool}> = ::core::mem::ManuallyDrop::new"
+                ));
+                out.group(Delimiter::Parenthesis, |out| {
+                    out.text(&format!("{k}::Pool::<__PoolableChecked<{ident}>>::with_new"));
+                    out.group(Delimiter::Parenthesis, |out| match cont.attrs.new.get() {
+                        Some(path) => {
+                            out.tokens(path);
+                        }
+                        None => {
+                            out.text(&format!(
+                                "<__PoolableChecked<{ident}> as {k}::__private::NewByDefault>::new_by_default"
+                            ));
+                        }
+                    });
+                    for call in chain.into_iter().flatten() {
+                        out.tokens(call);
+                    }
+                });
+                out.text("; &POOL");
+            });
+        });
         // The trait impl's bound is `Poolable: Send`, for the impl's users to
         // meet rather than for the impl to prove, which would report the
         // field again, through the struct; `for<'a>` keeps rustc from
         // checking it where it is written, as it checks a bound that names
         // no generic parameter. The impl holds wherever the struct is
         // `Send`: everywhere, once the crate compiles.
-        //
-        // The inherent impl is not `#[automatically_derived]`: that
-        // attribute is for trait impls, and rustc is phasing it out
-        // elsewhere (a warning now, a hard error later).
-        return quote! {
-            impl #ident {
-                // The type's pool: the `static` that `Poolable::pool`
-                // returns, callable without the trait in scope. (A comment,
-                // not a doc comment: the function is hidden from the docs,
-                // and a doc attribute is one more thing per type to build.)
-                #[doc(hidden)]
-                #[inline]
-                #vis fn pool() -> &'static #krate::Pool<#alias<#ident>> {
-                    // `ManuallyDrop`: a static is never dropped, but rustc
-                    // generates its type's drop glue anyway, and a pool's
-                    // pulls in the whole runtime for every derived type,
-                    // used or not (`scripts/derive_cost.py` measures it).
-                    static POOL: ::core::mem::ManuallyDrop<#krate::Pool<#alias<#ident>>> =
-                        ::core::mem::ManuallyDrop::new(
-                            #krate::Pool::<#alias<#ident>>::with_new(#new) #max_retained #auto #cap #oversize #name,
-                        );
-                    &POOL
-                }
-            }
-
-            #[automatically_derived]
-            impl #krate::Poolable for #ident where for<'a> #ident: ::core::marker::Send {
-                #[inline]
-                fn pool() -> &'static #krate::Pool<Self> {
-                    #ident::pool()
-                }
-            }
-        };
+        out.text(&format!(
+            "#[automatically_derived] impl {k}::Poolable for {ident} \
+             where for<'a> {ident}: ::core::marker::Send \
+             {{ #[inline] fn pool() -> &'static {k}::Pool<Self> {{ {ident}::pool() }} }}"
+        ));
+        return;
     }
 
+    let new = match cont.attrs.new.get() {
+        Some(path) => quote!(#path),
+        None => {
+            quote_spanned!(ident.span()=> <#ident #ty_generics as #krate::__private::NewByDefault>::new_by_default)
+        }
+    };
     // A `static` in a generic fn would be shared by every instantiation, so
     // generic types get their pools from the runtime's `TypeId` registry.
     let mut bounds = reset_bounds(cont, krate);
@@ -791,7 +807,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         bounds.push(parse_quote!(#ident #ty_generics: ::core::default::Default));
     }
     let where_clause = where_clause(cont, bounds);
-    quote! {
+    out.tokens(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
@@ -800,5 +816,5 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
                 })
             }
         }
-    }
+    });
 }

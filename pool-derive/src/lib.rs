@@ -5,9 +5,9 @@
 //! The pipeline, in thiserror's and serde_derive's stages: `ast` builds the
 //! IR from syn, with `attr` reading the `#[poolable(...)]` attributes (each
 //! key a `symbol`); `valid` checks what the attributes mean together;
-//! `expand` writes the impls (its per-field code through `tokens`, straight
-//! into the stream it builds), or `fallback` writes stand-ins beside the
-//! errors. Every mistake is a spanned error, and all are reported at once.
+//! `expand` writes the impls (as source text the compiler lexes in one call,
+//! with the tokens that carry a span appended as tokens: `tokens`), or
+//! `fallback` writes stand-ins beside the errors. Every mistake is a spanned error, and all are reported at once.
 #![warn(missing_docs)]
 
 mod ast;

@@ -190,7 +190,8 @@ pub mod __private {
     /// Every field of a `#[derive(Poolable)]` struct must be `Send`: the
     /// derive checks each field type with `<Field as SendField>::OK`, spanned
     /// on the field, so a `!Send` field is one error at that field (not a
-    /// chain of errors about the pool's internals), saying why.
+    /// chain of errors about the pool's internals), saying why. (A field that
+    /// has no `Reset` impl either is a second error, at the same field.)
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be sent to another thread, so a pooled struct cannot hold it",
         label = "`{Self}` is not `Send`",
@@ -208,11 +209,12 @@ pub mod __private {
 
     /// `<T as Checked<OK>>::Is` is `T`. `#[derive(Poolable)]` names the
     /// pool's type, and the `Reset` impl its fields' types, through it, with
-    /// `OK` the constant that holds the fields' `SendField` checks: when a
-    /// check fails, that constant is an error, so is every type that names
-    /// it, and rustc reports nothing more about them. The failed check is
-    /// then the only error, not the first of several (the static pool is
-    /// not `Sync`, `with_new` has unmet bounds, the field has no `Reset`).
+    /// `OK` the constant that holds the fields' checks (`Reset`, `SendField`,
+    /// the struct's `Default`): when a check fails, that constant is an
+    /// error, so is every type that names it, and rustc reports nothing more
+    /// about them. The failed check is then the only error, not the first
+    /// of several (the static pool is not `Sync`, `with_new` has unmet
+    /// bounds, the `Reset` impl cannot call the field's).
     pub trait Checked<const OK: bool> {
         type Is: ?Sized;
     }

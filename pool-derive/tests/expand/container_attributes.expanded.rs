@@ -14,13 +14,9 @@ pub struct Upload {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <Vec<u8> as ::poolable::__private::SendField>::OK;
-    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
+        let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<u8> as ::poolable::Reset>::reset;
         true
     };
     type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
@@ -93,13 +89,10 @@ pub struct Body {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
-    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <__PoolableSent<Vec<Vec<u8>>> as ::poolable::Reset>::reset;
+        let _ = <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<Vec<u8>> as ::poolable::Reset>::reset;
+        let _ = <Body as ::poolable::__private::NewByDefault>::new_by_default;
         true
     };
     type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
@@ -145,7 +138,9 @@ const _: () = {
                 ::poolable::Pool::<
                     __PoolableChecked<Body>,
                 >::with_new(
-                        <Body as ::poolable::__private::NewByDefault>::new_by_default,
+                        <__PoolableChecked<
+                            Body,
+                        > as ::poolable::__private::NewByDefault>::new_by_default,
                     )
                     .max_bytes_auto()
                     .max_bytes(4 << 20),
@@ -172,13 +167,10 @@ pub struct Renamed {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <String as my_crate::poolable::__private::SendField>::OK;
-    type __PoolableSent<T> = <T as my_crate::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <__PoolableSent<String> as my_crate::poolable::Reset>::reset;
+        let _ = <String as my_crate::poolable::__private::SendField>::OK;
+        let _ = <String as my_crate::poolable::Reset>::reset;
+        let _ = <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default;
         true
     };
     type __PoolableChecked<T> = <T as my_crate::poolable::__private::Checked<
@@ -228,7 +220,9 @@ const _: () = {
                 my_crate::poolable::Pool::<
                     __PoolableChecked<Renamed>,
                 >::with_new(
-                    <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
+                    <__PoolableChecked<
+                        Renamed,
+                    > as my_crate::poolable::__private::NewByDefault>::new_by_default,
                 ),
             );
             &POOL

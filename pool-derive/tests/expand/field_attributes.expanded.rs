@@ -27,19 +27,16 @@ pub struct Fields {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <std::time::Instant as ::poolable::__private::SendField>::OK
-        & <State as ::poolable::__private::SendField>::OK
-        & <u32 as ::poolable::__private::SendField>::OK
-        & <Vec<u8> as ::poolable::__private::SendField>::OK
-        & <Vec<u8> as ::poolable::__private::SendField>::OK
-        & <Table as ::poolable::__private::SendField>::OK;
-    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
-        let _ = <__PoolableSent<Vec<u8>> as ::poolable::Reset>::reset;
+        let _ = <std::time::Instant as ::poolable::__private::SendField>::OK;
+        let _ = <State as ::poolable::__private::SendField>::OK;
+        let _ = <u32 as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<u8> as ::poolable::Reset>::reset;
+        let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<u8> as ::poolable::Reset>::reset;
+        let _ = <Table as ::poolable::__private::SendField>::OK;
+        let _ = <Fields as ::poolable::__private::NewByDefault>::new_by_default;
         true
     };
     type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
@@ -135,7 +132,9 @@ const _: () = {
                 ::poolable::Pool::<
                     __PoolableChecked<Fields>,
                 >::with_new(
-                    <Fields as ::poolable::__private::NewByDefault>::new_by_default,
+                    <__PoolableChecked<
+                        Fields,
+                    > as ::poolable::__private::NewByDefault>::new_by_default,
                 ),
             );
             &POOL

@@ -9,17 +9,14 @@ pub struct Request {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
-    const __POOLABLE_FIELDS_SEND: bool = true
-        & <u64 as ::poolable::__private::SendField>::OK
-        & <String as ::poolable::__private::SendField>::OK
-        & <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
-    type __PoolableSent<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_SEND,
-    >>::Is;
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <__PoolableSent<u64> as ::poolable::Reset>::reset;
-        let _ = <__PoolableSent<String> as ::poolable::Reset>::reset;
-        let _ = <__PoolableSent<Vec<(String, String)>> as ::poolable::Reset>::reset;
+        let _ = <u64 as ::poolable::__private::SendField>::OK;
+        let _ = <u64 as ::poolable::Reset>::reset;
+        let _ = <String as ::poolable::__private::SendField>::OK;
+        let _ = <String as ::poolable::Reset>::reset;
+        let _ = <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
+        let _ = <Vec<(String, String)> as ::poolable::Reset>::reset;
+        let _ = <Request as ::poolable::__private::NewByDefault>::new_by_default;
         true
     };
     type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
@@ -73,7 +70,9 @@ const _: () = {
                 ::poolable::Pool::<
                     __PoolableChecked<Request>,
                 >::with_new(
-                    <Request as ::poolable::__private::NewByDefault>::new_by_default,
+                    <__PoolableChecked<
+                        Request,
+                    > as ::poolable::__private::NewByDefault>::new_by_default,
                 ),
             );
             &POOL
