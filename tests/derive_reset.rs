@@ -692,8 +692,9 @@ fn crate_path_works_through_a_reexport() {
 mod shim {
     pub trait Reset {
         fn reset(&mut self);
+        // As `poolable::Reset`'s: a derived impl measures in `__measure`.
         fn heap_bytes(&self) -> usize {
-            0
+            self.__measure(__private::Measure::Heap).unwrap_or(0)
         }
         // What the derive also implements; this test only calls `reset`.
         #[allow(dead_code)]
@@ -706,24 +707,26 @@ mod shim {
         fn is_reset(&self) -> bool {
             true
         }
+        #[allow(dead_code)]
+        fn __measure(&self, _what: __private::Measure) -> Option<usize> {
+            None
+        }
     }
     /// What the derive's code names in the crate's `__private`, for the
     /// one-field structs of this test: the fields its own `Reset` resets,
     /// as a tuple (`poolable`'s take any number).
     pub mod __private {
         use super::Reset;
-        pub use poolable::__private::Checked;
+        pub use poolable::__private::{Checked, Measure};
         pub fn reset<T: Reset>(fields: (&mut T,)) {
             fields.0.reset();
         }
-        pub fn heap_bytes<T: Reset>(fields: (&T,)) -> usize {
-            fields.0.heap_bytes()
-        }
-        pub fn used_bytes<T: Reset>(fields: (&T,)) -> usize {
-            fields.0.used_bytes()
-        }
-        pub fn is_reset<T: Reset>(fields: (&T,)) -> bool {
-            fields.0.is_reset()
+        pub fn measure<T: Reset>(what: Measure, fields: (&T,)) -> Option<usize> {
+            Some(match what {
+                Measure::Heap => fields.0.heap_bytes(),
+                Measure::Used => fields.0.used_bytes(),
+                Measure::IsReset => usize::from(fields.0.is_reset()),
+            })
         }
         pub fn shrink_heap<T: Reset>(_total: usize, fields: (&mut T,), max_bytes: usize) {
             fields.0.shrink_heap(max_bytes);

@@ -154,32 +154,43 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
                 }
             }
         });
-        out.text("#[inline] fn heap_bytes(&self) -> usize");
+        // The three measures in one method (`Reset::__measure`): through
+        // the tuple alone when every field is plain, else one arm each.
+        out.text(&format!(
+            "#[inline] fn __measure(&self, what: {k}::__private::Measure) -> ::core::option::Option<usize>"
+        ));
         out.group(Delimiter::Brace, |out| {
             out.text(&format!("let this: &{this_ty} = self;"));
-            out.text(&through("heap_bytes", "0usize"));
-            add(
-                out,
-                &mut others.iter().filter_map(|f| field_heap_bytes(f, krate)),
-            );
-        });
-        out.text("#[inline] fn is_reset(&self) -> bool");
-        out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let this: &{this_ty} = self;"));
-            out.text(&through("is_reset", "true"));
-            for check in others.iter().filter_map(|f| field_is_reset(f, krate)) {
-                out.text("&&");
-                out.tokens(check);
+            if let (Some(fields), true) = (&fields, others.is_empty()) {
+                out.text(&format!("{k}::__private::measure(what, {fields})"));
+                return;
             }
-        });
-        out.text("#[inline] fn used_bytes(&self) -> usize");
-        out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let this: &{this_ty} = self;"));
-            out.text(&through("used_bytes", "0usize"));
-            add(
-                out,
-                &mut others.iter().filter_map(|f| field_used_bytes(f, krate)),
-            );
+            out.text("::core::option::Option::Some");
+            out.group(Delimiter::Parenthesis, |out| {
+                out.text("match what");
+                out.group(Delimiter::Brace, |out| {
+                    out.text(&format!("{k}::__private::Measure::Heap =>"));
+                    out.text(&through("heap_bytes", "0usize"));
+                    add(
+                        out,
+                        &mut others.iter().filter_map(|f| field_heap_bytes(f, krate)),
+                    );
+                    out.text(&format!(", {k}::__private::Measure::Used =>"));
+                    out.text(&through("used_bytes", "0usize"));
+                    add(
+                        out,
+                        &mut others.iter().filter_map(|f| field_used_bytes(f, krate)),
+                    );
+                    out.text(&format!(", {k}::__private::Measure::IsReset => usize::from"));
+                    out.group(Delimiter::Parenthesis, |out| {
+                        out.text(&through("is_reset", "true"));
+                        for check in others.iter().filter_map(|f| field_is_reset(f, krate)) {
+                            out.text("&&");
+                            out.tokens(check);
+                        }
+                    });
+                });
+            });
         });
         // One level for every field reset by its own impl: through the tuple
         // when those are all plain, else field by field (`shrink_heap`).

@@ -1,16 +1,16 @@
 //! What a derived [`Reset`] impl calls for the fields that its own `Reset`
 //! impl handles (no `with`, `default`, `skip`, `heap_bytes` or `check`
 //! rule): one tuple of references to them, `(&mut self.a, &mut self.b)`,
-//! passed to [`reset`], [`heap_bytes`], [`used_bytes`], [`is_reset`] or
-//! [`shrink_heap`]. The generated impl names each such field once per
-//! method, not once per field and method with its type spelt out: that is
-//! most of what a derive costs to compile, and the code is the same once
-//! inlined.
+//! passed to [`reset`], [`measure`] (or, beside fields with rules of their
+//! own, [`heap_bytes`], [`used_bytes`] and [`is_reset`]) or [`shrink_heap`].
+//! The generated impl names each such field once per method, not once per
+//! field and method with its type spelt out: that is most of what a derive
+//! costs to compile, and the code is the same once inlined.
 //!
 //! A tuple holds up to 12 fields; the derive nests tuples for more, and
 //! nesting does not change what [`shrink_heap`] keeps (it sees every field).
 
-use crate::reset::{Reset, for_each_tuple, shrink_level_by};
+use crate::reset::{Measure, Reset, for_each_tuple, shrink_level_by};
 
 /// Fields seen through shared references: `&T` for a `T: Reset`, and
 /// tuples of them.
@@ -119,6 +119,17 @@ pub fn used_bytes(fields: impl Fields) -> usize {
 #[inline]
 pub fn is_reset(fields: impl Fields) -> bool {
     fields.is_reset()
+}
+
+/// A derived `Reset::__measure` of a struct whose fields are all plain:
+/// the fields' measure `what`, `is_reset` as 0 or 1.
+#[inline]
+pub fn measure(what: Measure, fields: impl Fields) -> Option<usize> {
+    Some(match what {
+        Measure::Heap => fields.heap_bytes(),
+        Measure::Used => fields.used_bytes(),
+        Measure::IsReset => usize::from(fields.is_reset()),
+    })
 }
 
 /// A derived `shrink_heap`: for a struct of `total` heap bytes, cut the

@@ -124,7 +124,7 @@ pub trait Reset {
     /// assert_eq!(Some(5_u8).heap_bytes(), 0);
     /// ```
     fn heap_bytes(&self) -> usize {
-        0
+        self.__measure(Measure::Heap).unwrap_or(0)
     }
 
     /// Whether the value is in its reset state: empty collections, `None`,
@@ -150,7 +150,8 @@ pub trait Reset {
     /// assert!(None::<u8>.is_reset() && 0_u32.is_reset() && !1.5_f64.is_reset());
     /// ```
     fn is_reset(&self) -> bool {
-        true
+        self.__measure(Measure::IsReset)
+            .is_none_or(|reset| reset != 0)
     }
 
     /// The heap bytes this value's contents use now, measured *before* the
@@ -168,7 +169,21 @@ pub trait Reset {
     /// assert_eq!((buf.used_bytes(), buf.heap_bytes()), (5, 4096));
     /// ```
     fn used_bytes(&self) -> usize {
-        self.heap_bytes()
+        match self.__measure(Measure::Used) {
+            Some(used) => used,
+            None => self.heap_bytes(),
+        }
+    }
+
+    /// The derive's one method for the three measures: `heap_bytes`,
+    /// `used_bytes` and `is_reset` (as 0 or 1), `None` where the impl does
+    /// not measure (then the defaults above hold). One method, not three,
+    /// is less for rustc to build for each derived type.
+    #[doc(hidden)]
+    #[inline]
+    fn __measure(&self, what: Measure) -> Option<usize> {
+        let _ = what;
+        None
     }
 
     /// Give back heap memory until [`heap_bytes`](Reset::heap_bytes) is at
@@ -211,6 +226,18 @@ pub trait Reset {
     fn reserve_heap(&mut self, bytes: usize) {
         let _ = bytes;
     }
+}
+
+/// Which measure [`Reset::__measure`] is asked for (derive support).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// [`Reset::heap_bytes`].
+    Heap,
+    /// [`Reset::used_bytes`].
+    Used,
+    /// [`Reset::is_reset`], as 0 or 1.
+    IsReset,
 }
 
 /// How far each part of a whole must shrink for the whole (`total` heap

@@ -31,19 +31,12 @@ const _: () = {
             ::poolable::__private::reset((&mut this.data,));
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: ::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Upload> = self;
-            ::poolable::__private::heap_bytes((&this.data,))
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Upload> = self;
-            ::poolable::__private::is_reset((&this.data,))
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Upload> = self;
-            ::poolable::__private::used_bytes((&this.data,))
+            ::poolable::__private::measure(what, (&this.data,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -107,19 +100,12 @@ const _: () = {
             ::poolable::__private::reset((&mut this.chunks,));
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: ::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Body> = self;
-            ::poolable::__private::heap_bytes((&this.chunks,))
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Body> = self;
-            ::poolable::__private::is_reset((&this.chunks,))
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Body> = self;
-            ::poolable::__private::used_bytes((&this.chunks,))
+            ::poolable::__private::measure(what, (&this.chunks,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -185,19 +171,12 @@ const _: () = {
             my_crate::poolable::__private::reset((&mut this.buf,));
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: my_crate::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Renamed> = self;
-            my_crate::poolable::__private::heap_bytes((&this.buf,))
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Renamed> = self;
-            my_crate::poolable::__private::is_reset((&this.buf,))
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Renamed> = self;
-            my_crate::poolable::__private::used_bytes((&this.buf,))
+            my_crate::poolable::__private::measure(what, (&this.buf,))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {

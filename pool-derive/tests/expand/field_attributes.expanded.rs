@@ -64,45 +64,52 @@ const _: () = {
             }
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: ::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Fields> = self;
-            ::poolable::__private::heap_bytes((&this.body, &this.token))
-                .saturating_add({
-                    let measure: fn(&Table) -> usize = measure;
-                    measure(&this.table)
-                })
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Fields> = self;
-            ::poolable::__private::is_reset((&this.body, &this.token))
-                && {
-                    #[allow(unused_imports)]
-                    use ::poolable::__private::{
-                        IsResetFallback as _, IsResetViaReset as _,
-                    };
-                    (&::poolable::__private::IsReset(&this.state)).is_reset()
-                }
-                && {
-                    let check: fn(&u32) -> bool = is_seven;
-                    check(&this.seven)
-                }
-                && {
-                    #[allow(unused_imports)]
-                    use ::poolable::__private::{
-                        IsResetFallback as _, IsResetViaReset as _,
-                    };
-                    (&::poolable::__private::IsReset(&this.table)).is_reset()
-                }
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Fields> = self;
-            ::poolable::__private::used_bytes((&this.body, &this.token))
-                .saturating_add({
-                    let measure: fn(&Table) -> usize = measure;
-                    measure(&this.table)
-                })
+            ::core::option::Option::Some(
+                match what {
+                    ::poolable::__private::Measure::Heap => {
+                        ::poolable::__private::heap_bytes((&this.body, &this.token))
+                            .saturating_add({
+                                let measure: fn(&Table) -> usize = measure;
+                                measure(&this.table)
+                            })
+                    }
+                    ::poolable::__private::Measure::Used => {
+                        ::poolable::__private::used_bytes((&this.body, &this.token))
+                            .saturating_add({
+                                let measure: fn(&Table) -> usize = measure;
+                                measure(&this.table)
+                            })
+                    }
+                    ::poolable::__private::Measure::IsReset => {
+                        usize::from(
+                            ::poolable::__private::is_reset((&this.body, &this.token))
+                                && {
+                                    #[allow(unused_imports)]
+                                    use ::poolable::__private::{
+                                        IsResetFallback as _, IsResetViaReset as _,
+                                    };
+                                    (&::poolable::__private::IsReset(&this.state)).is_reset()
+                                }
+                                && {
+                                    let check: fn(&u32) -> bool = is_seven;
+                                    check(&this.seven)
+                                }
+                                && {
+                                    #[allow(unused_imports)]
+                                    use ::poolable::__private::{
+                                        IsResetFallback as _, IsResetViaReset as _,
+                                    };
+                                    (&::poolable::__private::IsReset(&this.table)).is_reset()
+                                },
+                        )
+                    }
+                },
+            )
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {

@@ -35,19 +35,12 @@ const _: () = {
             ));
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: ::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Request> = self;
-            ::poolable::__private::heap_bytes((&this.id, &this.path, &this.headers))
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Request> = self;
-            ::poolable::__private::is_reset((&this.id, &this.path, &this.headers))
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Request> = self;
-            ::poolable::__private::used_bytes((&this.id, &this.path, &this.headers))
+            ::poolable::__private::measure(what, (&this.id, &this.path, &this.headers))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
@@ -112,19 +105,12 @@ const _: () = {
             ::poolable::__private::reset((&mut this.0, &mut this.1));
         }
         #[inline]
-        fn heap_bytes(&self) -> usize {
+        fn __measure(
+            &self,
+            what: ::poolable::__private::Measure,
+        ) -> ::core::option::Option<usize> {
             let this: &__PoolableChecked<Pair> = self;
-            ::poolable::__private::heap_bytes((&this.0, &this.1))
-        }
-        #[inline]
-        fn is_reset(&self) -> bool {
-            let this: &__PoolableChecked<Pair> = self;
-            ::poolable::__private::is_reset((&this.0, &this.1))
-        }
-        #[inline]
-        fn used_bytes(&self) -> usize {
-            let this: &__PoolableChecked<Pair> = self;
-            ::poolable::__private::used_bytes((&this.0, &this.1))
+            ::poolable::__private::measure(what, (&this.0, &this.1))
         }
         #[inline]
         fn shrink_heap(&mut self, max_bytes: usize) {
