@@ -26,6 +26,7 @@ pub fn shared_retained_bytes() -> usize {
 }
 
 /// Whether `bytes` more fit in the budget.
+#[inline]
 pub(crate) fn admits(bytes: usize) -> bool {
     USED.load(Relaxed).saturating_add(bytes) <= BUDGET.load(Relaxed)
 }
@@ -35,10 +36,12 @@ pub(crate) fn limit() -> usize {
     BUDGET.load(Relaxed)
 }
 
+#[inline]
 pub(crate) fn add(bytes: usize) {
     USED.fetch_add(bytes, Relaxed);
 }
 
+#[inline]
 pub(crate) fn sub(bytes: usize) {
     USED.fetch_sub(bytes, Relaxed);
 }

@@ -39,7 +39,7 @@ use crate::raw::owned::{Fenced, Posted, Reclaim};
 use crate::stats::Event;
 use crate::sync::{Arc, Ordering};
 use crate::tier::shared::Dead;
-use crate::tier::storage::Storage;
+use crate::tier::storage::{Core, Storage};
 use crate::tier::thread::{Head, Held, Stack, age, drop_each};
 
 /// How far one decay pass goes in each part of a pool: 1 step ages, 2
@@ -123,7 +123,7 @@ pub(crate) struct Stepping<T: 'static> {
     /// The pool's thread caches, each asked for the steps.
     caches: Posted<Stack<T>, Head<T>>,
     /// What decay let go of, dropped by [`drop_dead`](Self::drop_dead).
-    dead: Dead<T>,
+    dead: Dead,
 }
 
 impl<T> Stepping<T> {
@@ -161,7 +161,7 @@ impl<T> Stepping<T> {
 
 /// Count idle values that decay (or the retained budget) let go of on the
 /// pool's shared counters, then drop them.
-pub(crate) fn drop_idle<T>(storage: &Storage<T>, dead: Dead<T>) {
+pub(crate) fn drop_idle(storage: &Core, dead: Dead) {
     storage.count(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &storage.counters);
 }

@@ -1,5 +1,7 @@
 //! Every `unsafe` block of the crate, behind safe interfaces:
 //!
+//! - `erased`: lists of values that name their type only where a value
+//!   goes in or out (the shared tier's, and what decay drops);
 //! - `fence`: the asymmetric fence pair (`membarrier(2)` on Linux);
 //! - `owned`: [`Tenant`](owned::Tenant), the thread tier's owner/reclaimer
 //!   protocol;
@@ -15,6 +17,7 @@
 //! under Miri in CI (`cargo +nightly miri test -p pool-runtime --lib`), and
 //! the protocol is model-checked with loom (`tests/loom.rs`).
 
+pub(crate) mod erased;
 pub(crate) mod fence;
 pub(crate) mod lease;
 pub(crate) mod memo;

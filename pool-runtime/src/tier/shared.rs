@@ -16,7 +16,8 @@
 
 use crate::LOCAL_CACHE_MAX_BYTES;
 use crate::budget;
-use crate::sync::{AtomicU64, CachePadded, Mutex, Ordering, lock};
+use crate::raw::erased::{Entries, Kind};
+use crate::sync::{AtomicU64, CachePadded, Mutex, MutexGuard, Ordering, lock};
 use core::mem;
 
 /// A reset value and the bytes it keeps (heap bytes plus `size_of::<T>()`),
@@ -26,9 +27,18 @@ pub(crate) struct Entry<T> {
     pub(crate) bytes: usize,
 }
 
-pub(crate) struct Shard<T> {
-    current: Vec<Entry<T>>,
-    victim: Vec<Entry<T>>,
+/// Values let go of, for the caller to drop outside every lock
+/// ([`Entries::drop_each`]).
+pub(crate) type Dead = Entries;
+
+/// A shard's lists are [`Entries`], which name the value type only where a
+/// value goes in or out: the code of this module has no type parameter, so
+/// it is compiled once, not once per pooled type
+/// (`scripts/derive_cost.py`). A thread cache moves its values in and out
+/// through the callbacks of [`Shards::spill`] and [`Shards::refill`].
+pub(crate) struct Shard {
+    current: Entries,
+    victim: Entries,
     /// How many entries it holds at most now: between `floor` and
     /// `ceiling`, grown by returns that find no room, halved by trims.
     cap: usize,
@@ -38,7 +48,7 @@ pub(crate) struct Shard<T> {
     generation: u64,
 }
 
-impl<T> Shard<T> {
+impl Shard {
     fn room(&self) -> usize {
         self.cap
             .saturating_sub(self.current.len() + self.victim.len())
@@ -60,95 +70,126 @@ impl<T> Shard<T> {
     }
 }
 
-/// Move up to `k` entries of `from` into `list` while the budget admits
-/// them (it may be passed by the last one: the check comes before the
-/// entry's size is known). Returns how many moved.
-fn admit<T>(
-    list: &mut Vec<Entry<T>>,
-    from: &mut impl Iterator<Item = Entry<T>>,
-    k: usize,
-) -> usize {
-    let mut moved = 0;
-    while moved < k && budget::admits(0) {
-        let Some(entry) = from.next() else { break };
-        budget::add(entry.bytes);
-        list.push(entry);
-        moved += 1;
-    }
-    moved
+/// Where a spill's entries come from ([`Shards::spill`]): any iterator
+/// of entries. A named trait rather than a `dyn FnMut`, whose vtable would
+/// compile two more shims per pooled type.
+pub(crate) trait Source {
+    /// Move up to `k` entries into `list` (a shard's) while the budget
+    /// admits them (it may be passed by the last one: the check comes
+    /// before the entry's size is known). Returns how many moved.
+    fn admit(&mut self, list: &mut Entries, k: usize) -> usize;
 }
 
-/// Values let go of, for the caller to drop outside every lock: entries,
-/// like the shards' lists (their bytes are not used again), so a debug
-/// build compiles `Vec`'s functions for one element type per pooled type
-/// instead of two.
-pub(crate) type Dead<T> = Vec<Entry<T>>;
+impl<T: 'static, I: Iterator<Item = Entry<T>>> Source for I {
+    fn admit(&mut self, list: &mut Entries, k: usize) -> usize {
+        // The list is of `T`s: the shards were made for the storage whose
+        // values these are.
+        let Some(mut list) = list.typed::<T>() else {
+            return 0;
+        };
+        let mut moved = 0;
+        while moved < k && budget::admits(0) {
+            let Some(entry) = self.next() else { break };
+            budget::add(entry.bytes);
+            list.push(entry.value, entry.bytes);
+            moved += 1;
+        }
+        moved
+    }
+}
+
+/// Where a refill's entries go ([`Shards::refill`]).
+pub(crate) trait Sink {
+    /// Take up to `k` entries from the end of `list` (a shard's), each out
+    /// of the budget, stopping after one over [`LOCAL_CACHE_MAX_BYTES`]
+    /// (which no thread cache keeps). Returns how many, and whether it
+    /// stopped at such a one.
+    fn take(&mut self, list: &mut Entries, k: usize) -> (usize, bool);
+}
+
+/// A [`Sink`] that hands each entry to its function.
+pub(crate) struct Each<T, F>(F, core::marker::PhantomData<T>);
+
+impl<T, F: FnMut(Entry<T>)> Each<T, F> {
+    pub(crate) fn new(into: F) -> Self {
+        Each(into, core::marker::PhantomData)
+    }
+}
+
+impl<T: 'static, F: FnMut(Entry<T>)> Sink for Each<T, F> {
+    fn take(&mut self, list: &mut Entries, k: usize) -> (usize, bool) {
+        let Some(mut list) = list.typed::<T>() else {
+            return (0, false);
+        };
+        let mut moved = 0;
+        while moved < k {
+            let Some((value, bytes)) = list.pop() else {
+                break;
+            };
+            budget::sub(bytes);
+            moved += 1;
+            (self.0)(Entry { value, bytes });
+            if bytes > LOCAL_CACHE_MAX_BYTES {
+                return (moved, true);
+            }
+        }
+        (moved, false)
+    }
+}
 
 /// Entries leaving the shards for `dead`: their bytes leave the budget.
-///
-/// This module's loops are plain loops rather than iterator chains, and
-/// they empty a `Vec` by `pop` rather than `into_iter`: each function here
-/// is compiled again for every pooled type, and an iterator brings its
-/// adapters' copies with it (a debug build of a used pool compiles them
-/// all; `scripts/derive_cost.py`).
-fn release<T>(mut entries: Vec<Entry<T>>, dead: &mut Dead<T>) {
-    let mut bytes = 0;
-    dead.reserve(entries.len());
-    while let Some(entry) = entries.pop() {
-        bytes += entry.bytes;
-        dead.push(entry);
-    }
-    budget::sub(bytes);
+fn release(mut entries: Entries, dead: &mut Dead) {
+    budget::sub(entries.total_bytes());
+    dead.append(&mut entries);
 }
 
-/// The bytes of `entries`.
-fn bytes_of<T>(entries: &[Entry<T>]) -> usize {
-    let mut bytes = 0;
-    for entry in entries {
-        bytes += entry.bytes;
-    }
-    bytes
+pub(crate) struct Shards {
+    /// The values' type.
+    kind: Kind,
+    shards: Vec<CachePadded<Mutex<Shard>>>,
 }
 
-pub(crate) struct Shards<T> {
-    /// Never resized (a `Vec` for one conversion less per pooled type).
-    shards: Vec<CachePadded<Mutex<Shard<T>>>>,
-}
-
-impl<T> Drop for Shards<T> {
+impl Drop for Shards {
     fn drop(&mut self) {
         budget::sub(self.retained().1);
     }
 }
 
-impl<T> Shards<T> {
-    /// Shards of `caps` entries each, which may grow to `ceilings`.
-    pub(crate) fn new(caps: &[usize], ceilings: &[usize]) -> Self {
+impl Shards {
+    /// Shards of `caps` entries each, which may grow to `ceilings`, for
+    /// values of `kind`.
+    pub(crate) fn new(kind: Kind, caps: &[usize], ceilings: &[usize]) -> Self {
         let mut shards = Vec::with_capacity(caps.len());
         for (&cap, &ceiling) in caps.iter().zip(ceilings) {
             shards.push(CachePadded(Mutex::new(Shard {
-                current: Vec::new(),
-                victim: Vec::new(),
+                current: Entries::new(kind),
+                victim: Entries::new(kind),
                 cap,
                 floor: cap,
                 ceiling: ceiling.max(cap),
                 generation: 0,
             })));
         }
-        Shards { shards }
+        Shards { kind, shards }
     }
 
     pub(crate) fn len(&self) -> usize {
         self.shards.len()
     }
 
+    /// An empty list for values let go of.
+    pub(crate) fn dead(&self) -> Dead {
+        Entries::new(self.kind)
+    }
+
     /// Move up to `n` entries of `from` into the shards, home shard first,
-    /// as long as the pool's `generation` is still `expected` under each
-    /// shard's lock (see `decay.rs`). Returns how many moved.
+    /// as long as the pool's
+    /// `generation` is still `expected` under each shard's lock (see
+    /// `decay.rs`). Returns how many moved.
     pub(crate) fn spill(
         &self,
         home: usize,
-        from: &mut impl Iterator<Item = Entry<T>>,
+        from: &mut dyn Source,
         n: usize,
         (generation, expected): (&AtomicU64, u64),
     ) -> usize {
@@ -163,7 +204,9 @@ impl<T> Shards<T> {
                 break;
             }
             let k = (n - moved).min(shard.room());
-            moved += admit(&mut shard.current, from, k);
+            if k > 0 {
+                moved += from.admit(&mut shard.current, k);
+            }
         }
         if moved < n && budget::admits(0) {
             // Every shard is full: the working set is larger than the
@@ -171,7 +214,9 @@ impl<T> Shards<T> {
             let mut shard = lock(&self.shards[home % self.shards.len()]);
             if generation.load(Ordering::Relaxed) == expected {
                 let k = shard.grow(n - moved).min(n - moved);
-                moved += admit(&mut shard.current, from, k);
+                if k > 0 {
+                    moved += from.admit(&mut shard.current, k);
+                }
             }
         }
         moved
@@ -188,27 +233,61 @@ impl<T> Shards<T> {
     }
 
     /// Store one entry, or give it back if every shard is full.
-    pub(crate) fn push(&self, home: usize, entry: Entry<T>) -> Result<(), Entry<T>> {
-        if !budget::admits(entry.bytes) {
+    pub(crate) fn push<T: 'static>(&self, home: usize, entry: Entry<T>) -> Result<(), Entry<T>> {
+        let Some(mut shard) = self.room_for(home, entry.bytes) else {
             return Err(entry);
+        };
+        let Some(mut list) = shard.current.typed::<T>() else {
+            return Err(entry);
+        };
+        list.push(entry.value, entry.bytes);
+        budget::add(entry.bytes);
+        Ok(())
+    }
+
+    /// The shard a push of `bytes` goes to, locked: the first with room
+    /// from `home`, else the home shard grown; `None` if every shard is
+    /// full or the budget does not admit it. ([`push`](Self::push)'s work,
+    /// not generic.)
+    fn room_for(&self, home: usize, bytes: usize) -> Option<MutexGuard<'_, Shard>> {
+        if !budget::admits(bytes) {
+            return None;
         }
         for i in 0..self.shards.len() {
-            let shard = self.nth_from(home, i);
-            let mut shard = lock(shard);
+            let shard = lock(self.nth_from(home, i));
             if shard.room() > 0 {
-                budget::add(entry.bytes);
-                shard.current.push(entry);
-                return Ok(());
+                return Some(shard);
             }
         }
         // Every shard is full: grow the home shard, within its ceiling.
         let mut shard = lock(&self.shards[home % self.shards.len()]);
-        if shard.grow(1) > 0 {
-            budget::add(entry.bytes);
-            shard.current.push(entry);
-            return Ok(());
+        if shard.grow(1) > 0 { Some(shard) } else { None }
+    }
+
+    /// Take the most recently returned entry: from the home shard, else
+    /// stolen from another.
+    pub(crate) fn pop<T: 'static>(&self, home: usize) -> Option<Entry<T>> {
+        let mut shard = self.holding(home)?;
+        let shard = &mut *shard;
+        let list = if shard.current.is_empty() {
+            &mut shard.victim
+        } else {
+            &mut shard.current
+        };
+        let (value, bytes) = list.typed::<T>()?.pop()?;
+        budget::sub(bytes);
+        Some(Entry { value, bytes })
+    }
+
+    /// The first shard from `home` that holds an entry, locked.
+    fn holding(&self, home: usize) -> Option<MutexGuard<'_, Shard>> {
+        for i in 0..self.shards.len() {
+            let shard = lock(self.nth_from(home, i));
+            if !shard.current.is_empty() || !shard.victim.is_empty() {
+                return Some(shard);
+            }
         }
-        Err(entry)
+        None
     }
 
     /// One decay step on every shard (the two-trim rule, `decay.rs`): drop
@@ -216,8 +295,8 @@ impl<T> Shards<T> {
     /// only brings the shards to the generation. Each shard is then at the
     /// pool's `generation`. Returns what was dropped, for the caller to drop
     /// outside the locks.
-    pub(crate) fn step(&self, steps: u64, generation: u64) -> Dead<T> {
-        let mut dead = Vec::new();
+    pub(crate) fn step(&self, steps: u64, generation: u64) -> Dead {
+        let mut dead = self.dead();
         for shard in &self.shards {
             let mut shard = lock(shard);
             if steps == 0 {
@@ -225,10 +304,10 @@ impl<T> Shards<T> {
                 continue;
             }
             shard.shrink();
-            let current = mem::take(&mut shard.current);
+            let current = mem::replace(&mut shard.current, self.dead());
             release(mem::replace(&mut shard.victim, current), &mut dead);
             if steps >= 2 {
-                release(mem::take(&mut shard.victim), &mut dead);
+                release(mem::replace(&mut shard.victim, self.dead()), &mut dead);
             }
             shard.generation = generation;
         }
@@ -237,11 +316,11 @@ impl<T> Shards<T> {
 
     /// Take the oldest entries out until `bytes` are freed, from the victims
     /// only (`oldest_only`) or from every list. Returns them and their bytes.
-    pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Dead<T>, usize) {
-        let (mut dead, mut freed) = (Vec::new(), 0);
+    pub(crate) fn shed(&self, oldest_only: bool, bytes: usize) -> (Dead, usize) {
+        let (mut dead, mut freed) = (self.dead(), 0);
         for shard in &self.shards {
             let shard = &mut *lock(shard);
-            let lists: &mut [&mut Vec<Entry<T>>] = if oldest_only {
+            let lists: &mut [&mut Entries] = if oldest_only {
                 &mut [&mut shard.victim]
             } else {
                 &mut [&mut shard.victim, &mut shard.current]
@@ -249,11 +328,10 @@ impl<T> Shards<T> {
             for list in lists {
                 let mut n = 0;
                 while n < list.len() && freed < bytes {
-                    freed += list[n].bytes;
+                    freed += list.bytes()[n];
                     n += 1;
                 }
-                let rest = list.split_off(n);
-                release(mem::replace(*list, rest), &mut dead);
+                release(list.split_front(n), &mut dead);
             }
         }
         (dead, freed)
@@ -261,16 +339,16 @@ impl<T> Shards<T> {
 
     /// Take up to `n` entries, most recently returned first: from the home
     /// shard, then stolen from the others; it stops after an entry over
-    /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). `into` gets
-    /// each one. With
-    /// `Some(generation)` (a thread cache aged to it), only from shards
-    /// stepped to the same generation (see `decay.rs`).
+    /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). `into`
+    /// takes them from the end of each list it is given.
+    /// With `Some(generation)` (a thread cache aged to it), only from
+    /// shards stepped to the same generation (see `decay.rs`).
     pub(crate) fn refill(
         &self,
         home: usize,
         mut n: usize,
         generation: Option<u64>,
-        mut into: impl FnMut(Entry<T>),
+        into: &mut dyn Sink,
     ) -> usize {
         let mut moved = 0;
         for i in 0..self.shards.len() {
@@ -278,28 +356,23 @@ impl<T> Shards<T> {
             if moved == n {
                 break;
             }
-            let mut shard = lock(shard);
+            let shard = &mut *lock(shard);
             if let Some(g) = generation {
                 if g != shard.generation {
                     continue;
                 }
             }
-            while moved < n {
-                // The current values first, then the victims.
-                let entry = match shard.current.pop() {
-                    Some(entry) => entry,
-                    None => match shard.victim.pop() {
-                        Some(entry) => entry,
-                        None => break,
-                    },
-                };
-                budget::sub(entry.bytes);
-                moved += 1;
-                if entry.bytes > LOCAL_CACHE_MAX_BYTES {
+            // The current values first, then the victims.
+            for list in [&mut shard.current, &mut shard.victim] {
+                if moved == n || list.is_empty() {
+                    continue;
+                }
+                let (got, large) = into.take(list, n - moved);
+                moved += got;
+                if large {
                     // Too large for a thread cache: the refill ends with it.
                     n = moved;
                 }
-                into(entry);
             }
         }
         moved
@@ -320,13 +393,13 @@ impl<T> Shards<T> {
         for shard in &self.shards {
             let shard = lock(shard);
             count += shard.current.len() + shard.victim.len();
-            bytes += bytes_of(&shard.current) + bytes_of(&shard.victim);
+            bytes += shard.current.total_bytes() + shard.victim.total_bytes();
         }
         (count, bytes)
     }
 
     /// The `i`th shard counted from `home`, which comes first.
-    fn nth_from(&self, home: usize, i: usize) -> &Mutex<Shard<T>> {
+    fn nth_from(&self, home: usize, i: usize) -> &Mutex<Shard> {
         &self.shards[(home + i) % self.shards.len()]
     }
 }
@@ -342,9 +415,13 @@ mod tests {
         }
     }
 
+    fn shards(cap: usize, ceiling: usize) -> Shards {
+        Shards::new(Kind::of::<()>(), &[cap], &[ceiling])
+    }
+
     #[test]
     fn a_full_shard_grows_to_its_ceiling_and_trims_halve_it_back() {
-        let shards = Shards::new(&[2], &[8]);
+        let shards = shards(2, 8);
         for _ in 0..8 {
             assert!(shards.push(0, entry()).is_ok());
         }
@@ -360,7 +437,7 @@ mod tests {
 
     #[test]
     fn a_fixed_shard_does_not_grow() {
-        let shards = Shards::new(&[2], &[2]);
+        let shards = shards(2, 2);
         assert!(shards.push(0, entry()).is_ok());
         assert!(shards.push(0, entry()).is_ok());
         assert!(shards.push(0, entry()).is_err());

@@ -6,6 +6,7 @@ use super::shared::Shards;
 use super::thread::{Head, Stack, ThreadCache};
 use crate::autocap::AutoCap;
 use crate::policy::Limits;
+use crate::raw::erased::Kind;
 use crate::raw::owned::{Posted, Reclaim};
 use crate::raw::table::Key;
 use crate::stats::{Counters, Event, SizeLog, Stats};
@@ -20,7 +21,7 @@ pub(crate) struct Storage<T: 'static> {
     core: Core,
     /// This pool's place in each thread's table of thread caches.
     pub(crate) key: Key<Stack<T>, Head<T>>,
-    pub(crate) shards: Shards<T>,
+    pub(crate) shards: Shards,
     /// Every live thread cache of this pool, for trims and statistics.
     caches: Mutex<Vec<Arc<ThreadCache<T>>>>,
     /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
@@ -125,10 +126,13 @@ impl<T: 'static> Storage<T> {
         name: Box<str>,
         class: Option<usize>,
         is_reset: fn(&T) -> bool,
-    ) -> Self {
+    ) -> Self
+    where
+        T: Send,
+    {
         Storage {
             key: Key::new(),
-            shards: Shards::new(&limits.shard_caps, &limits.shard_ceilings),
+            shards: Shards::new(Kind::of::<T>(), &limits.shard_caps, &limits.shard_ceilings),
             core: Core::new(limits, name, class, core::mem::size_of::<T>()),
             caches: Mutex::new(Vec::new()),
             is_reset,

@@ -17,7 +17,7 @@
 //! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
 //! is flushed to the shards when the thread exits.
 
-use super::shared::{Dead, Entry};
+use super::shared::{Dead, Each, Entry};
 use super::storage::Storage;
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::lease::{self, IDLE, Lease, Ledger};
@@ -304,27 +304,21 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
         let storage = &head.storage;
         let dead = owner.slow(|stack, _| {
             let mut stack = Held::new(stack, head);
-            let mut dead = Vec::new();
+            let mut dead = storage.shards.dead();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
                 age(&mut stack, storage, &mut dead);
                 let generation = stack.generation();
                 let n = stack.len();
-                storage.shards.spill(
-                    head.home,
-                    &mut stack.oldest(n),
-                    n,
-                    (&storage.generation, generation),
-                );
+                spill_oldest(storage, head.home, &mut stack, n);
                 if storage.generation.load(Relaxed) == generation {
                     break;
                 }
             }
             let idle = dead.len();
             // Whatever found no room in the shards.
-            for entry in stack.oldest(stack.len()) {
-                dead.push(entry);
-            }
+            let n = stack.len();
+            bury(&mut dead, &mut stack, n);
             (idle as u64, (dead.len() - idle) as u64, dead)
         });
         let Some((idle, full, dead)) = dead else {
@@ -456,7 +450,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let found = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
-        let mut dead = Vec::new();
+        let mut dead = head.storage.shards.dead();
         age(&mut stack, &head.storage, &mut dead);
         // With no room (every slot leased), one value and no more, handed
         // out at once.
@@ -466,14 +460,15 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
             let batch = batch.min(stack.room()).max(1);
             // A value over the thread caches' limit is taken alone (the
             // refill stops at it) and handed out at once: none stays here.
+            let into = &mut Each::new(|entry| {
+                // `batch` is the room there is, or one.
+                if let Err(entry) = stack.push(entry) {
+                    extra = Some(entry);
+                }
+            });
             head.storage
                 .shards
-                .refill(head.home, batch, generation, |entry| {
-                    // `batch` is the room there is, or one.
-                    if let Err(entry) = stack.push(entry) {
-                        extra = Some(entry);
-                    }
-                });
+                .refill(head.home, batch, generation, into);
         }
         match extra {
             Some(entry) => (Some(entry), dead),
@@ -484,7 +479,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
         Some(found) => found,
         // Re-entered from a value's `Drop` inside an operation on this
         // cache: take straight from the shards.
-        None => (from_shards(&head.storage), Vec::new()),
+        None => (from_shards(&head.storage), head.storage.shards.dead()),
     };
     if found.is_none() {
         head.counters.add_owned(Event::Miss, 1);
@@ -528,13 +523,7 @@ pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Eve
 }
 
 fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
-    let mut found = None;
-    storage
-        .shards
-        .refill(home_shard(storage.shards.len()), 1, None, |entry| {
-            found = Some(entry)
-        });
-    found
+    storage.shards.pop(home_shard(storage.shards.len()))
 }
 
 /// Keep the reset value in `slot` (already checked against the size cap,
@@ -647,20 +636,13 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     let dead = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
         let storage = &head.storage;
-        let mut dead = Vec::new();
+        let mut dead = storage.shards.dead();
         age(&mut stack, storage, &mut dead);
         if stack.len() >= cap {
             // The oldest half leaves. An aged one lands among the shards'
             // current values, so it may survive one trim more than the
             // two-trim rule says: decay can be late, never early.
-            let batch = cap.div_ceil(2);
-            let generation = stack.generation();
-            storage.shards.spill(
-                head.home,
-                &mut stack.oldest(batch),
-                batch,
-                (&storage.generation, generation),
-            );
+            spill_oldest(storage, head.home, &mut stack, cap.div_ceil(2));
         }
         if let Some(e) = entry.take() {
             if let Err(e) = stack.push(e) {
@@ -669,7 +651,7 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
         }
         dead
     });
-    let dead = dead.unwrap_or_default();
+    let dead = dead.unwrap_or_else(|| head.storage.shards.dead());
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &head.storage.counters);
@@ -769,7 +751,7 @@ fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
     // from here on finds it registered.
     table::with(&storage.key, |owner| {
         owner.slow(|stack, _| {
-            let mut dead = Vec::new();
+            let mut dead = storage.shards.dead();
             age(&mut Held::new(stack, owner.head()), storage, &mut dead);
             debug_assert!(dead.is_empty(), "a new cache holds nothing");
         })
@@ -806,7 +788,7 @@ fn home_shard(shards: usize) -> usize {
 /// Bring a thread cache to the pool's current generation, the thread tier's
 /// part of the two-trim rule (`decay.rs`); what decayed goes to `dead`, for
 /// the caller to drop after it lets go of the cache.
-pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Dead<T>) {
+pub(crate) fn age<T: 'static>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Dead) {
     let now = storage.generation.load(crate::sync::Ordering::Acquire);
     let steps = now.wrapping_sub(stack.generation());
     let n = match steps {
@@ -815,23 +797,41 @@ pub(crate) fn age<T>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut D
         _ => stack.len(),
     };
     if n > 0 {
-        for entry in stack.oldest(n) {
-            dead.push(entry);
-        }
+        bury(dead, stack, n);
     }
     if steps > 0 {
         stack.set_aged(now);
     }
 }
 
-/// Drop each value on its own, the last first; count the panics on
-/// `counters`. (By `pop`, as in `tier/shared.rs`: fewer copies per type.)
-pub(crate) fn drop_each<T>(mut dead: Dead<T>, counters: &Counters) {
-    while let Some(entry) = dead.pop() {
-        let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(entry)));
-        if dropped.is_err() {
-            counters.add_shared(Event::DropPanicked, 1);
+/// Move the `n` oldest values of `stack` into `dead`.
+fn bury<T: 'static>(dead: &mut Dead, stack: &mut Held<'_, T>, n: usize) {
+    // The list is of `T`s: it came from `Shards::dead` of this storage.
+    if let Some(mut dead) = dead.typed() {
+        for entry in stack.oldest(n) {
+            dead.push(entry.value, entry.bytes);
         }
+    }
+}
+
+/// Move the `n` oldest values of `stack` into the shards of `storage`
+/// (home shard first), if no decay step began since the stack was aged.
+fn spill_oldest<T: 'static>(storage: &Storage<T>, home: usize, stack: &mut Held<'_, T>, n: usize) {
+    let generation = stack.generation();
+    storage.shards.spill(
+        home,
+        &mut stack.oldest(n),
+        n,
+        (&storage.generation, generation),
+    );
+}
+
+/// Drop each value on its own, the last first; count the panics on
+/// `counters`.
+pub(crate) fn drop_each(dead: Dead, counters: &Counters) {
+    let panicked = dead.drop_each();
+    if panicked > 0 {
+        counters.add_shared(Event::DropPanicked, panicked);
     }
 }
 

@@ -1,0 +1,465 @@
+//! [`Entries`]: a list of values of one type, each with its size in bytes,
+//! that names the type only where a value goes in or out. The shared tier
+//! keeps its lists in them, and decay collects what it lets go of in them,
+//! so that their code (the shards' locking, stepping, shedding and the
+//! drops) is compiled once, not once per pooled type: a debug build of a
+//! crate compiles every generic function again for each type that uses a
+//! pool (`scripts/derive_cost.py`).
+//!
+//! The values sit in one allocation, `size` bytes each, as a `Vec<T>`
+//! would keep them; the type's [`Kind`] (its layout, its drop, its
+//! `TypeId`) travels with the list. A value goes in or out only through
+//! the list's typed view ([`Entries::typed`]), which is given only for the
+//! list's own type, so a list can never be read as another type.
+
+use core::alloc::Layout;
+use core::any::TypeId;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// What a list needs to know of its values' type.
+#[derive(Clone, Copy)]
+pub(crate) struct Kind {
+    /// The layout of one value (its size is a multiple of its alignment).
+    layout: Layout,
+    /// `ptr::drop_in_place::<T>`, for a pointer to a `T`.
+    drop: unsafe fn(*mut u8),
+    id: TypeId,
+}
+
+impl Kind {
+    /// The kind of `T`. `Send`, so that a list of them may be too.
+    pub(crate) fn of<T: Send + 'static>() -> Kind {
+        /// Drop the `T` at `value`.
+        ///
+        /// # Safety
+        ///
+        /// `value` points to a valid `T` that nothing uses again.
+        unsafe fn drop_value<T>(value: *mut u8) {
+            // SAFETY: the caller's.
+            unsafe { value.cast::<T>().drop_in_place() }
+        }
+        Kind {
+            layout: Layout::new::<T>(),
+            drop: drop_value::<T>,
+            id: TypeId::of::<T>(),
+        }
+    }
+
+    #[inline]
+    fn is<T: 'static>(&self) -> bool {
+        self.id == TypeId::of::<T>()
+    }
+}
+
+/// Values of one [`Kind`] and their sizes, in the order pushed.
+pub(crate) struct Entries {
+    kind: Kind,
+    /// `capacity` values of `kind`'s layout: dangling when nothing is
+    /// allocated (no capacity, or a zero-sized type).
+    values: NonNull<u8>,
+    capacity: usize,
+    /// The size of each value held, as given to `push`; its length is the
+    /// list's.
+    bytes: Vec<usize>,
+}
+
+// SAFETY: the values are `T`s of a `Kind::of::<T>()`, which requires
+// `T: Send`; the list owns them as a `Vec<T>` would. It has no shared
+// mutable state, so `&Entries` across threads only reads.
+unsafe impl Send for Entries {}
+// SAFETY: as above; no method mutates through `&self`.
+unsafe impl Sync for Entries {}
+
+impl Entries {
+    /// An empty list of `kind`'s values; allocates nothing.
+    #[inline]
+    pub(crate) fn new(kind: Kind) -> Self {
+        Entries {
+            kind,
+            values: dangling(kind.layout),
+            capacity: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The sizes of the values, oldest first.
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[usize] {
+        &self.bytes
+    }
+
+    /// The sum of the values' sizes.
+    pub(crate) fn total_bytes(&self) -> usize {
+        self.bytes.iter().sum()
+    }
+
+    /// An empty list of the same kind.
+    #[inline]
+    pub(crate) fn empty(&self) -> Self {
+        Entries::new(self.kind)
+    }
+
+    /// The list as a list of `T`, through which values go in and out;
+    /// `None` if its values are of another type.
+    #[inline]
+    pub(crate) fn typed<T: 'static>(&mut self) -> Option<Typed<'_, T>> {
+        if self.kind.is::<T>() {
+            Some(Typed {
+                list: self,
+                _type: PhantomData,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Move every value of `other` (of the same kind) after these, leaving
+    /// it empty. Nothing moves if the kinds differ.
+    pub(crate) fn append(&mut self, other: &mut Entries) {
+        if self.kind.id != other.kind.id || other.is_empty() {
+            return;
+        }
+        let n = other.len();
+        self.reserve(n);
+        let size = self.kind.layout.size();
+        // SAFETY: `other`'s first `n` cells hold values of this kind;
+        // `reserve` made room for `n` more after our last one; the two
+        // allocations are distinct. `other` forgets them (its sizes are
+        // moved out below), so each value has one owner.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                other.values.as_ptr(),
+                self.cell(self.len()).as_ptr(),
+                n * size,
+            );
+        }
+        self.bytes.append(&mut other.bytes);
+    }
+
+    /// Take the `n` oldest values (all of them, if there are fewer) out
+    /// into a list of their own; the rest move to the front.
+    pub(crate) fn split_front(&mut self, n: usize) -> Entries {
+        let n = n.min(self.len());
+        let mut front = self.empty();
+        if n == 0 {
+            return front;
+        }
+        front.reserve(n);
+        let size = self.kind.layout.size();
+        let rest = self.len() - n;
+        // SAFETY: the first `n` cells hold values, copied into `front`'s
+        // room for `n` (a distinct allocation); then the `rest` values
+        // after them move to the front of ours (`copy`, as the ranges may
+        // overlap). Each value is counted by exactly one list afterwards.
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.values.as_ptr(), front.values.as_ptr(), n * size);
+            core::ptr::copy(self.cell(n).as_ptr(), self.values.as_ptr(), rest * size);
+        }
+        front.bytes = self.bytes.drain(..n).collect();
+        front
+    }
+
+    /// Drop every value, the last first, each on its own: a `Drop` that
+    /// panics is caught, and the rest are still dropped. Returns how many
+    /// panicked.
+    #[inline]
+    pub(crate) fn drop_each(mut self) -> u64 {
+        if self.is_empty() {
+            return 0;
+        }
+        self.drop_all()
+    }
+
+    /// [`drop_each`](Self::drop_each)'s work.
+    #[inline(never)]
+    fn drop_all(&mut self) -> u64 {
+        let mut panicked = 0;
+        while self.bytes.pop().is_some() {
+            let value = self.cell(self.len());
+            let drop = self.kind.drop;
+            // SAFETY: the cell at the old length held a value of the kind,
+            // which the length no longer counts: it is dropped once.
+            let dropped = catch_unwind(AssertUnwindSafe(|| unsafe { drop(value.as_ptr()) }));
+            if dropped.is_err() {
+                panicked += 1;
+            }
+        }
+        panicked
+    }
+
+    /// The cell of value `index` (at most the capacity).
+    #[inline]
+    fn cell(&self, index: usize) -> NonNull<u8> {
+        // SAFETY: `index * size` is within the allocation, or its end
+        // (`index <= capacity`); dangling with zero-sized values, where
+        // the offset is 0.
+        unsafe { self.values.add(index * self.kind.layout.size()) }
+    }
+
+    /// Room for one more value; the cell for it.
+    #[inline]
+    fn reserve_one(&mut self) -> NonNull<u8> {
+        if self.len() == self.capacity {
+            self.reserve(1);
+        }
+        self.cell(self.len())
+    }
+
+    /// Room for `n` more values: the capacity at least doubles when it
+    /// grows, as a `Vec`'s does.
+    #[inline(never)]
+    fn reserve(&mut self, n: usize) {
+        let Some(need) = self.len().checked_add(n) else {
+            capacity_overflow()
+        };
+        let size = self.kind.layout.size();
+        if need <= self.capacity || size == 0 {
+            self.capacity = self.capacity.max(need);
+            return;
+        }
+        let capacity = need.max(self.capacity * 2).max(4);
+        let layout = array(self.kind.layout, capacity);
+        let values = if self.capacity == 0 {
+            // SAFETY: `layout`'s size is not zero (`size` is not).
+            unsafe { std::alloc::alloc(layout) }
+        } else {
+            // SAFETY: allocated with the array layout of the old capacity;
+            // the new size is not zero and does not overflow (`array`).
+            unsafe {
+                std::alloc::realloc(
+                    self.values.as_ptr(),
+                    array(self.kind.layout, self.capacity),
+                    layout.size(),
+                )
+            }
+        };
+        self.values = match NonNull::new(values) {
+            Some(values) => values,
+            None => std::alloc::handle_alloc_error(layout),
+        };
+        self.capacity = capacity;
+    }
+}
+
+/// An [`Entries`] whose values are known to be `T`s ([`Entries::typed`]).
+pub(crate) struct Typed<'a, T> {
+    list: &'a mut Entries,
+    _type: PhantomData<T>,
+}
+
+impl<T> Typed<'_, T> {
+    /// Append `value`, `bytes` big.
+    #[inline]
+    pub(crate) fn push(&mut self, value: T, bytes: usize) {
+        let list = &mut *self.list;
+        let at = list.reserve_one();
+        // SAFETY: `at` is the free cell after the last value, inside the
+        // allocation (`reserve_one`), aligned for `T` (the list's kind is
+        // `T`'s: `Entries::typed`).
+        unsafe { at.cast::<T>().write(value) };
+        list.bytes.push(bytes);
+    }
+
+    /// Take the last value out, with its size; `None` if the list is empty.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<(T, usize)> {
+        let list = &mut *self.list;
+        let bytes = list.bytes.pop()?;
+        // SAFETY: the cell at the old length held the last value, a `T`
+        // (`Entries::typed`); the length no longer counts it, so it is
+        // read once.
+        let value = unsafe { list.cell(list.len()).cast::<T>().read() };
+        Some((value, bytes))
+    }
+}
+
+impl Drop for Entries {
+    /// Drops the values left, then frees the allocation. A value's `Drop`
+    /// that panics is caught and the others are still dropped, then the
+    /// panic goes on, as a `Vec`'s drop would do.
+    #[inline]
+    fn drop(&mut self) {
+        if self.capacity > 0 || !self.is_empty() {
+            self.drop_slow();
+        }
+    }
+}
+
+impl Entries {
+    #[inline(never)]
+    fn drop_slow(&mut self) {
+        let mut panic = None;
+        while self.bytes.pop().is_some() {
+            let value = self.cell(self.len());
+            let drop = self.kind.drop;
+            // SAFETY: as in `drop_each`.
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { drop(value.as_ptr()) }))
+            {
+                panic.get_or_insert(payload);
+            }
+        }
+        if self.capacity > 0 && self.kind.layout.size() > 0 {
+            // SAFETY: allocated by `reserve` with this layout.
+            unsafe {
+                std::alloc::dealloc(self.values.as_ptr(), array(self.kind.layout, self.capacity))
+            };
+        }
+        if let Some(payload) = panic {
+            std::panic::resume_unwind(payload);
+        }
+    }
+}
+
+/// A well-aligned pointer for no allocation.
+fn dangling(layout: Layout) -> NonNull<u8> {
+    NonNull::<u8>::dangling().with_addr(
+        core::num::NonZeroUsize::new(layout.align()).unwrap_or(core::num::NonZeroUsize::MIN),
+    )
+}
+
+/// The layout of `n` values of `one`.
+fn array(one: Layout, n: usize) -> Layout {
+    match one.size().checked_mul(n) {
+        Some(size) => match Layout::from_size_align(size, one.align()) {
+            Ok(layout) => layout,
+            Err(_) => capacity_overflow(),
+        },
+        None => capacity_overflow(),
+    }
+}
+
+#[cold]
+fn capacity_overflow() -> ! {
+    panic!("capacity overflow")
+}
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn strings() -> Entries {
+        Entries::new(Kind::of::<String>())
+    }
+
+    fn push<T: 'static>(list: &mut Entries, value: T, bytes: usize) {
+        list.typed::<T>()
+            .expect("the list's type")
+            .push(value, bytes);
+    }
+
+    fn pop<T: 'static>(list: &mut Entries) -> Option<(T, usize)> {
+        list.typed::<T>().expect("the list's type").pop()
+    }
+
+    #[test]
+    fn values_come_back_last_first_with_their_sizes() {
+        let mut list = strings();
+        for (i, word) in ["a", "bb", "ccc", "dddd", "eeeee"].iter().enumerate() {
+            push(&mut list, word.to_string(), i);
+        }
+        assert_eq!(list.bytes(), [0, 1, 2, 3, 4]);
+        assert_eq!(list.total_bytes(), 10);
+        assert_eq!(pop::<String>(&mut list), Some(("eeeee".to_string(), 4)));
+        assert_eq!(pop::<String>(&mut list), Some(("dddd".to_string(), 3)));
+        assert_eq!(list.len(), 3);
+    }
+
+    #[test]
+    fn another_type_gets_no_view_and_no_values() {
+        let mut list = strings();
+        assert!(list.typed::<u64>().is_none());
+        assert!(list.typed::<Vec<u8>>().is_none());
+        push(&mut list, String::from("x"), 1);
+        assert_eq!(list.len(), 1);
+        let mut other = Entries::new(Kind::of::<u64>());
+        push(&mut other, 1_u64, 8);
+        list.append(&mut other);
+        assert_eq!((list.len(), other.len()), (1, 1), "different kinds");
+    }
+
+    #[test]
+    fn append_and_split_keep_the_order() {
+        let (mut a, mut b) = (strings(), strings());
+        for i in 0..3 {
+            push(&mut a, format!("a{i}"), i);
+            push(&mut b, format!("b{i}"), 10 + i);
+        }
+        a.append(&mut b);
+        assert_eq!(b.len(), 0);
+        assert_eq!(a.bytes(), [0, 1, 2, 10, 11, 12]);
+        let mut front = a.split_front(4);
+        assert_eq!(front.bytes(), [0, 1, 2, 10]);
+        assert_eq!(a.bytes(), [11, 12]);
+        assert_eq!(pop::<String>(&mut front), Some(("b0".to_string(), 10)));
+        assert_eq!(pop::<String>(&mut a), Some(("b2".to_string(), 12)));
+        assert_eq!(pop::<String>(&mut a), Some(("b1".to_string(), 11)));
+        assert_eq!(a.split_front(3).len(), 0);
+    }
+
+    /// Counts its drops, and panics in one if asked to.
+    struct Counted(Rc<AtomicUsize>, bool);
+    // SAFETY (test only): the lists here never leave their thread.
+    unsafe impl Send for Counted {}
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            if self.1 {
+                panic!("a value's drop panics");
+            }
+        }
+    }
+
+    #[test]
+    fn every_value_is_dropped_once_even_when_one_panics() {
+        let drops = Rc::new(AtomicUsize::new(0));
+        let mut list = Entries::new(Kind::of::<Counted>());
+        for i in 0..5 {
+            push(&mut list, Counted(Rc::clone(&drops), i == 2), 0);
+        }
+        let mut kept = list.split_front(2);
+        assert_eq!(list.drop_each(), 1);
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+        push(&mut kept, Counted(Rc::clone(&drops), true), 0);
+        // The list's own drop: the rest are dropped, then the panic goes on.
+        let dropped = catch_unwind(AssertUnwindSafe(move || drop(kept)));
+        assert!(dropped.is_err());
+        assert_eq!(drops.load(Ordering::Relaxed), 6);
+        assert_eq!(Rc::strong_count(&drops), 1, "nothing leaked");
+    }
+
+    #[test]
+    fn zero_sized_and_over_aligned_values() {
+        let mut units = Entries::new(Kind::of::<()>());
+        for _ in 0..100 {
+            push(&mut units, (), 0);
+        }
+        assert_eq!(units.split_front(60).len(), 60);
+        assert_eq!(pop::<()>(&mut units), Some(((), 0)));
+
+        #[derive(Debug, PartialEq)]
+        #[repr(align(64))]
+        struct Wide(u8);
+        let mut wide = Entries::new(Kind::of::<Wide>());
+        for i in 0..9 {
+            push(&mut wide, Wide(i), 64);
+        }
+        let front = wide.split_front(1);
+        assert_eq!(front.len(), 1);
+        assert_eq!(pop::<Wide>(&mut wide), Some((Wide(8), 64)));
+        assert_eq!(wide.drop_each(), 0);
+    }
+}
