@@ -274,9 +274,12 @@ impl<T> Typed<'_, T> {
 
     /// Take the last value out, with its size; `None` if the list is empty.
     #[inline]
+    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     pub(crate) fn pop(&mut self) -> Option<(T, usize)> {
         let list = &mut *self.list;
-        let bytes = list.bytes.pop()?;
+        let Some(bytes) = list.bytes.pop() else {
+            return None;
+        };
         // SAFETY: the cell at the old length held the last value, a `T`
         // (`Entries::typed`); the length no longer counts it, so it is
         // read once.

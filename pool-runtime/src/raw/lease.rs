@@ -436,9 +436,12 @@ impl<T> Ledger<T> {
 
     /// Move the newest idle value out, freeing its slot: its position and
     /// the value; `None` if there is none.
+    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     pub(crate) fn take_newest(&mut self, len: &AtomicUsize) -> Option<(usize, T)> {
         // Unlisted by `pop`.
-        let (i, cell) = self.list.pop(len)?;
+        let Some((i, cell)) = self.list.pop(len) else {
+            return None;
+        };
         Some((i, self.take_cell(cell)))
     }
 

@@ -266,6 +266,7 @@ impl Shards {
 
     /// Take the most recently returned entry: from the home shard, else
     /// stolen from another.
+    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     pub(crate) fn pop<T: 'static>(&self, home: usize) -> Option<Entry<T>> {
         let mut shard = self.holding(home)?;
         let shard = &mut *shard;
@@ -274,7 +275,12 @@ impl Shards {
         } else {
             &mut shard.current
         };
-        let (value, bytes) = list.typed::<T>()?.pop()?;
+        let Some(mut list) = list.typed::<T>() else {
+            return None;
+        };
+        let Some((value, bytes)) = list.pop() else {
+            return None;
+        };
         budget::sub(bytes);
         Some(Entry { value, bytes })
     }

@@ -153,9 +153,12 @@ impl<'a, T> Held<'a, T> {
 
     /// Lease the newest value out, in its slot; `None` if empty.
     #[inline(always)]
+    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     fn pop_lease(&mut self) -> Option<Lease<T>> {
         let stack = &mut *self.stack;
-        let (i, lease) = stack.ledger.pop(&self.retained.len)?;
+        let Some((i, lease)) = stack.ledger.pop(&self.retained.len) else {
+            return None;
+        };
         // Pops come from the back: keep the aged prefix within the list.
         // (A branch, not `min`: the store is rare, a compare is all a pop
         // pays.)
@@ -260,11 +263,17 @@ pub(crate) struct Oldest<'h, T> {
 impl<T> Iterator for Oldest<'_, T> {
     type Item = Entry<T>;
 
+    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     fn next(&mut self) -> Option<Entry<T>> {
-        let value = self.values.next()?;
+        let Some(value) = self.values.next() else {
+            return None;
+        };
         // Zeroed as it leaves, so that `stats()` does not count it here and
         // in the shards it goes to.
-        let bytes = self.sizes.get(self.taken)?.swap(0, Relaxed);
+        let bytes = match self.sizes.get(self.taken) {
+            Some(size) => size.swap(0, Relaxed),
+            None => 0,
+        };
         self.taken += 1;
         Some(Entry { value, bytes })
     }
@@ -415,29 +424,30 @@ fn fast_counted<T: Send + 'static>(
 
 /// [`take_into`] when the cache had nothing to pop: [`take_cached`]. A
 /// shim for each caller's `storage`, so that the hot path passes it in a
-/// register and the work is compiled once per pool type.
+/// register and the work is compiled once per pool type. The storage is
+/// reached here: a thread with a cache for the pool has made it already.
 #[cold]
 #[inline(never)]
 fn take_slow<'a, T: Send + 'static>(
     key: Numbers<Stack<T>, Head<T>>,
     storage: impl Fn() -> &'a Arc<Storage<T>>,
 ) -> Option<T> {
-    take_cached(key, &storage)
+    take_cached(key, storage())
 }
 
 /// A get that found nothing to pop: a key past the table's mirror, a
 /// thread with no cache for the pool (it links one), or a cache that is
 /// empty, busy or has requests pending ([`refill`]).
-fn take_cached<'a, T: Send + 'static>(
+fn take_cached<T: Send + 'static>(
     key: Numbers<Stack<T>, Head<T>>,
-    storage: &dyn Fn() -> &'a Arc<Storage<T>>,
+    storage: &Arc<Storage<T>>,
 ) -> Option<T> {
     let mut out = None;
     // The slow path's pop is `refill`'s: the fast one found the cache
     // empty, busy or with requests pending, or the key past the mirror.
     let linked = table::with(&key, |owner| out = refill(&owner));
     if linked.is_none() {
-        out = take_without_cache(storage());
+        out = take_without_cache(storage);
     }
     out
 }
@@ -497,7 +507,7 @@ fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> 
 fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
     if link(storage) {
         // The new cache is empty: straight to the slow path's refill.
-        return take_cached(storage.key.numbers(), &|| storage);
+        return take_cached(storage.key.numbers(), storage);
     }
     storage.count(Event::Get, 1);
     let found = match from_shards(storage) {
@@ -516,8 +526,11 @@ fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T>
 /// a get ([`Event::Get`]; the caller gets as usual if it finds none, which
 /// counts the get and its miss), or one the caller lets go of
 /// ([`Event::DroppedIdle`], dropped outside every lock).
+#[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
 pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) -> Option<T> {
-    let found = from_shards(storage)?;
+    let Some(found) = from_shards(storage) else {
+        return None;
+    };
     count(storage, event);
     Some(found.value)
 }
@@ -573,7 +586,7 @@ fn give_lease_slow<'a, T: Send + 'static>(
     bytes: usize,
 ) {
     if let Some(lease) = lease {
-        give_cached(key, &storage, &mut Some(lease.take()), bytes);
+        give_cached(key, storage(), &mut Some(lease.take()), bytes);
     }
 }
 
@@ -599,15 +612,15 @@ fn give_slow<'a, T: Send + 'static>(
     slot: &mut Option<T>,
     bytes: usize,
 ) {
-    give_cached(key, &storage, slot, bytes);
+    give_cached(key, storage(), slot, bytes);
 }
 
 /// A return that could not be pushed onto the cache: a key past the
 /// table's mirror, a thread with no cache for the pool (it links one), or
 /// a cache that is full, busy or has requests pending ([`spill`]).
-fn give_cached<'a, T: Send + 'static>(
+fn give_cached<T: Send + 'static>(
     key: Numbers<Stack<T>, Head<T>>,
-    storage: &dyn Fn() -> &'a Arc<Storage<T>>,
+    storage: &Arc<Storage<T>>,
     slot: &mut Option<T>,
     bytes: usize,
 ) {
@@ -621,7 +634,7 @@ fn give_cached<'a, T: Send + 'static>(
     // Only a thread with no cache for the pool still has the value.
     if linked.is_none() {
         if let Some(value) = slot.take() {
-            give_without_cache(storage(), Entry { value, bytes });
+            give_without_cache(storage, Entry { value, bytes });
         }
     }
 }
@@ -682,7 +695,7 @@ fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry
         // The new cache is empty: straight to the slow path's push.
         return give_cached(
             storage.key.numbers(),
-            &|| storage,
+            storage,
             &mut Some(entry.value),
             entry.bytes,
         );
