@@ -35,12 +35,12 @@
 //! `catch_unwind`: a panicking `Drop` is counted (`Stats::drop_panics`) and
 //! the rest of the batch, the other pools and the trimmer go on.
 
-use crate::raw::owned::{Fenced, Posted, Reclaim};
+use crate::raw::owned::Reclaim;
 use crate::stats::Event;
 use crate::sync::{Arc, Ordering};
 use crate::tier::shared::Dead;
-use crate::tier::storage::{Core, Storage};
-use crate::tier::thread::{Head, Held, Stack, age, drop_each};
+use crate::tier::storage::{AnyStorage, Cache, Core};
+use crate::tier::thread::drop_each;
 
 /// How far one decay pass goes in each part of a pool: 1 step ages, 2
 /// drop every idle value.
@@ -77,20 +77,22 @@ impl Steps {
 
 /// Decay steps on one pool (a [`Pool::trim`](crate::Pool::trim) or
 /// [`clear`](crate::Pool::clear)): a batch of one.
-pub(crate) fn step<T>(storage: &Arc<Storage<T>>, steps: Steps) {
-    step_each(|reclaim| vec![Box::new(Stepping::begin(storage, steps, reclaim))]);
+pub(crate) fn step(storage: Arc<dyn AnyStorage>, steps: Steps) {
+    step_each(|reclaim| vec![Stepping::begin(storage, steps, reclaim)]);
 }
 
 /// Decay steps on several pools in one batch ([`Reclaim`]): `begin` begins
 /// each pool's part, then one heavy fence however many pools and threads
 /// there are, then each finishes; the values let go of are dropped after
 /// every lock is released.
-pub(crate) fn step_each(begin: impl FnOnce(&Reclaim) -> Vec<Box<dyn Stepped>>) {
+pub(crate) fn step_each(begin: impl FnOnce(&Reclaim) -> Vec<Stepping>) {
     let reclaim = Reclaim::begin();
     let mut stepping = begin(&reclaim);
     let fenced = reclaim.fence();
     for pool in &mut stepping {
-        pool.finish(&fenced);
+        for cache in &pool.caches {
+            cache.age_if_idle(&fenced, &mut pool.dead);
+        }
     }
     drop(fenced);
     for pool in stepping {
@@ -98,64 +100,43 @@ pub(crate) fn step_each(begin: impl FnOnce(&Reclaim) -> Vec<Box<dyn Stepped>>) {
     }
 }
 
-/// A pool's [`Stepping`], whatever its type.
-pub(crate) trait Stepped {
-    fn finish(&mut self, fenced: &Fenced);
-    fn drop_dead(self: Box<Self>);
-}
-
-impl<T> Stepped for Stepping<T> {
-    fn finish(&mut self, fenced: &Fenced) {
-        Stepping::finish(self, fenced);
-    }
-
-    fn drop_dead(self: Box<Self>) {
-        Stepping::drop_dead(*self);
-    }
-}
-
 /// One pool's part of a batch of decay steps ([`Reclaim`]): begun before
-/// the batch's fence, finished after it, its values dropped after the
-/// batch's lock is released, so that a value's `Drop` may use any pool (a
-/// clear of its own pool, the drop of the last `Arc` of it, `trim_all`).
-pub(crate) struct Stepping<T: 'static> {
-    storage: Arc<Storage<T>>,
+/// the batch's fence, its thread caches aged after it (those whose owner
+/// is between two operations; the others age themselves at their next
+/// one), its values dropped after the batch's lock is released, so that a
+/// value's `Drop` may use any pool (a clear of its own pool, the drop of
+/// the last `Arc` of it, `trim_all`). Not generic: a pool's storage and
+/// its thread caches are seen through their type-erased views.
+pub(crate) struct Stepping {
+    storage: Arc<dyn AnyStorage>,
     /// The pool's thread caches, each asked for the steps.
-    caches: Posted<Stack<T>, Head<T>>,
+    caches: Vec<Arc<dyn Cache>>,
     /// What decay let go of, dropped by [`drop_dead`](Self::drop_dead).
     dead: Dead,
 }
 
-impl<T> Stepping<T> {
+impl Stepping {
     /// Step the shards and post the steps to every thread cache.
-    pub(crate) fn begin(storage: &Arc<Storage<T>>, steps: Steps, reclaim: &Reclaim) -> Self {
+    pub(crate) fn begin(storage: Arc<dyn AnyStorage>, steps: Steps, reclaim: &Reclaim) -> Self {
+        let core = storage.core();
         // A sample for `advice()`; left out of the loom models, which check
         // the decay itself.
         #[cfg(not(poolable_loom))]
-        storage.note_held();
-        let now = storage.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
-        let dead = storage.shards.step(steps.shards, now);
-        let caches = storage.post_to_caches(reclaim);
+        core.note_held();
+        let now = core.generation.fetch_add(steps.caches, Ordering::AcqRel) + steps.caches;
+        let dead = core.shards.step(steps.shards, now);
+        let caches = core.post_to_caches(reclaim);
         Stepping {
-            storage: Arc::clone(storage),
+            storage,
             caches,
             dead,
         }
     }
 
-    /// After the batch's fence: age the caches whose owner is between
-    /// operations; the others age themselves at their next one.
-    pub(crate) fn finish(&mut self, fenced: &Fenced) {
-        let (storage, dead) = (&self.storage, &mut self.dead);
-        fenced.apply(&self.caches, |head, stack, _| {
-            age(&mut Held::new(stack, head), storage, dead);
-        });
-    }
-
     /// Outside every lock: drop what decay let go of, counted.
-    pub(crate) fn drop_dead(self) {
+    fn drop_dead(self) {
         drop(self.caches);
-        drop_idle(&self.storage, self.dead);
+        drop_idle(self.storage.core(), self.dead);
     }
 }
 

@@ -770,7 +770,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn trim(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(storage, decay::Steps::TRIM);
+            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::TRIM);
         }
     }
 
@@ -790,7 +790,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn clear(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(storage, decay::Steps::CLEAR);
+            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::CLEAR);
         }
     }
 }
@@ -965,7 +965,7 @@ impl<T: 'static> Drop for Pool<T> {
         if let Some(storage) = self.storage.get() {
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
-            decay::step(storage, decay::Steps::CLEAR);
+            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::CLEAR);
             storage.close();
         }
     }

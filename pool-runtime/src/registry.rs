@@ -1,15 +1,14 @@
 //! The global list of pools: every pool that has been used (what
 //! [`trim_all`] visits and [`pools`] lists), each seen through
-//! `Registered`, a type-erased view of its storage.
+//! [`AnyStorage`], a type-erased view of its storage.
 
 use crate::Reset;
 use crate::advice::{self, Advice};
-use crate::decay::{self, Stepped, Stepping, Steps};
+use crate::decay::{self, Stepping, Steps};
 use crate::policy::{self, Mode};
-use crate::raw::owned::Reclaim;
 use crate::stats::Stats;
 use crate::sync::{Arc, Weak};
-use crate::tier::storage::{Core, Observation, Storage};
+use crate::tier::storage::{AnyStorage, Core, Observation, Storage};
 use core::fmt;
 use std::sync::{Mutex, PoisonError};
 
@@ -17,65 +16,10 @@ use std::sync::{Mutex, PoisonError};
 // instructions, run no loom operation inside, and are not a path the models
 // explore.
 
-/// A pool's storage, whatever its type: what `trim_all` and `pools` need.
-trait Registered: Send + Sync {
-    /// Begin decay steps (a trim, a clear, or between them) in `reclaim`'s
-    /// batch.
-    fn begin_step(self: Arc<Self>, steps: Steps, reclaim: &Reclaim) -> Box<dyn Stepped>;
-    fn name(&self) -> &str;
-    /// The capacity of a `BufferPool` class's buffers.
-    fn class(&self) -> Option<usize>;
-    fn stats(&self) -> Stats;
-    /// The stats and what `advice()` reads beside them.
-    fn observe(&self) -> Observation;
-    fn is_closed(&self) -> bool;
-    /// Drop idle values of the shared tier, the oldest first (victims only,
-    /// or every list), until `bytes` are freed; returns the bytes freed.
-    fn shed(&self, oldest_only: bool, bytes: usize) -> usize;
-    /// The bytes its thread caches hold now.
-    fn cached_bytes(&self) -> usize;
-}
-
-impl<T: Reset + Send + 'static> Registered for Storage<T> {
-    fn begin_step(self: Arc<Self>, steps: Steps, reclaim: &Reclaim) -> Box<dyn Stepped> {
-        Box::new(Stepping::begin(&self, steps, reclaim))
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn class(&self) -> Option<usize> {
-        self.class
-    }
-
-    fn stats(&self) -> Stats {
-        Storage::stats(self)
-    }
-
-    fn observe(&self) -> Observation {
-        Storage::observe(self)
-    }
-
-    fn is_closed(&self) -> bool {
-        Core::is_closed(self)
-    }
-
-    fn shed(&self, oldest_only: bool, bytes: usize) -> usize {
-        let (dead, freed) = self.shards.shed(oldest_only, bytes);
-        decay::drop_idle(self, dead);
-        freed
-    }
-
-    fn cached_bytes(&self) -> usize {
-        Storage::cached_bytes(self)
-    }
-}
-
-static POOLS: Mutex<Vec<Weak<dyn Registered>>> = Mutex::new(Vec::new());
+static POOLS: Mutex<Vec<Weak<dyn AnyStorage>>> = Mutex::new(Vec::new());
 
 /// Every registered pool still alive, in the order of first use.
-fn live() -> Vec<Arc<dyn Registered>> {
+fn live() -> Vec<Arc<dyn AnyStorage>> {
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.iter().filter_map(Weak::upgrade).collect()
@@ -88,7 +32,7 @@ pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
 }
 
 /// [`register`]'s work, compiled once rather than for every pooled type.
-fn push(weak: Weak<dyn Registered>) {
+fn push(weak: Weak<dyn AnyStorage>) {
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.push(weak);
@@ -129,13 +73,21 @@ pub(crate) fn step_all(steps: Steps) {
 
 /// Decay steps on `pools` in one batch: one heavy fence however many pools
 /// and threads there are (`raw/owned.rs`); the values go after the batch.
-fn step_pools(pools: &[Arc<dyn Registered>], steps: Steps) {
+fn step_pools(pools: &[Arc<dyn AnyStorage>], steps: Steps) {
     decay::step_each(|reclaim| {
         pools
             .iter()
-            .map(|pool| Arc::clone(pool).begin_step(steps, reclaim))
+            .map(|pool| Stepping::begin(Arc::clone(pool), steps, reclaim))
             .collect()
     });
+}
+
+/// Drop idle values of `pool`'s shared tier, the oldest first (victims
+/// only, or every list), until `bytes` are freed; returns the bytes freed.
+fn shed(pool: &Core, oldest_only: bool, bytes: usize) -> usize {
+    let (dead, freed) = pool.shards.shed(oldest_only, bytes);
+    decay::drop_idle(pool, dead);
+    freed
 }
 
 /// Cap the bytes that all pools together keep idle (`None`: no cap, the
@@ -181,7 +133,10 @@ pub(crate) fn enforce_budget() {
         return;
     }
     let pools = live();
-    let cached: Vec<usize> = pools.iter().map(|pool| pool.cached_bytes()).collect();
+    let cached: Vec<usize> = pools
+        .iter()
+        .map(|pool| pool.core().cached_bytes())
+        .collect();
     let total = crate::budget::shared_retained_bytes().saturating_add(cached.iter().sum());
     let mut excess = total.saturating_sub(budget);
     for oldest_only in [true, false] {
@@ -189,7 +144,7 @@ pub(crate) fn enforce_budget() {
             if excess == 0 {
                 return;
             }
-            excess = excess.saturating_sub(pool.shed(oldest_only, excess));
+            excess = excess.saturating_sub(shed(pool.core(), oldest_only, excess));
         }
     }
     if excess == 0 {
@@ -222,7 +177,7 @@ pub(crate) fn enforce_budget() {
 /// assert!(poolable::retained_bytes() >= before + 1000);
 /// ```
 pub fn retained_bytes() -> usize {
-    let cached: usize = live().iter().map(|pool| pool.cached_bytes()).sum();
+    let cached: usize = live().iter().map(|pool| pool.core().cached_bytes()).sum();
     crate::budget::shared_retained_bytes().saturating_add(cached)
 }
 
@@ -261,7 +216,7 @@ pub fn clear_all() {
 pub fn pools() -> Vec<PoolInfo> {
     live()
         .into_iter()
-        .filter(|pool| !pool.is_closed())
+        .filter(|pool| !pool.core().is_closed())
         .map(|storage| PoolInfo { storage })
         .collect()
 }
@@ -324,33 +279,33 @@ fn by_name() -> Vec<PoolInfo> {
 pub fn advice() -> Vec<Advice> {
     by_name()
         .iter()
-        .flat_map(|pool| pool.advice(&pool.storage.observe()))
+        .flat_map(|pool| pool.advice(&pool.storage.core().observe()))
         .collect()
 }
 
 /// One pool in [`pools`]: its name and its live [`Stats`].
 #[derive(Clone)]
 pub struct PoolInfo {
-    storage: Arc<dyn Registered>,
+    storage: Arc<dyn AnyStorage>,
 }
 
 impl PoolInfo {
     /// The pool's name: the type's name (`core::any::type_name`), or the
     /// one given with [`Pool::name`](crate::Pool::name).
     pub fn name(&self) -> &str {
-        self.storage.name()
+        &self.storage.core().name
     }
 
     /// The pool's counters now (each call reads them afresh).
     pub fn stats(&self) -> Stats {
-        self.storage.stats()
+        self.storage.core().stats()
     }
 
     /// Name first; a `BufferPool`'s classes (`name[capacity]`) under their
     /// pool's name, by capacity.
     fn sort_key(&self) -> (&str, usize, &str) {
         let name = self.name();
-        match self.storage.class() {
+        match self.storage.core().class {
             Some(capacity) => {
                 let pool = name.rfind('[').map_or(name, |at| &name[..at]);
                 (pool, capacity, name)
@@ -406,7 +361,7 @@ impl fmt::Display for Report {
         let width = self.pools.iter().map(|p| p.name().len()).max().unwrap_or(0);
         let mut advice = Vec::new();
         for pool in &self.pools {
-            let seen = pool.storage.observe();
+            let seen = pool.storage.core().observe();
             writeln!(f, "{:<width$} {}", pool.name(), seen.stats)?;
             advice.extend(pool.advice(&seen));
         }

@@ -36,7 +36,7 @@
 //! and pools there are.
 
 use super::fence;
-use crate::sync::{Arc, AtomicBool, AtomicU32, Mutex, MutexGuard, Ordering, UnsafeCell, lock};
+use crate::sync::{AtomicBool, AtomicU32, Mutex, MutexGuard, Ordering, UnsafeCell, lock};
 use core::marker::PhantomData;
 
 /// A thread's state plus an immutable, shared `head` (what reclaimers and
@@ -87,6 +87,14 @@ impl<S, H> Tenant<S, H> {
         }
     }
 
+    /// Ask the tenant for `n` more applications of `batch`'s work.
+    /// (`_batch` shows that the caller is the process's one reclaimer.)
+    pub(crate) fn post(&self, _batch: &Reclaim, n: u32) {
+        // Release: an owner whose acquire load sees the request also sees
+        // what the reclaimer did before it (a decay step's new generation).
+        self.pending.fetch_add(n, Ordering::Release);
+    }
+
     /// Under `lock`: run `f` with every pending request, then retire them.
     fn apply<R>(&self, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
         let n = self.pending.load(Ordering::Acquire);
@@ -111,13 +119,6 @@ impl<S, H> Tenant<S, H> {
 /// its owner. Nothing under it may drop a value or run other user code.
 pub(crate) struct Reclaim {
     serial: MutexGuard<'static, ()>,
-}
-
-/// The tenants a [`Reclaim`] has posted a request to, one `Posted` for a
-/// pool's whole list (a `Vec` of one `Posted` per tenant would be one more
-/// `Vec` element type per pooled type in a debug build).
-pub(crate) struct Posted<S, H> {
-    tenants: Vec<Arc<Tenant<S, H>>>,
 }
 
 /// A [`Reclaim`] after its fence: requests can be applied, none posted.
@@ -153,17 +154,6 @@ impl Reclaim {
         }
     }
 
-    /// Ask each of `tenants` for `n` more applications of the batch's work.
-    pub(crate) fn post<S, H>(&self, tenants: Vec<Arc<Tenant<S, H>>>, n: u32) -> Posted<S, H> {
-        for tenant in &tenants {
-            // Release: an owner whose acquire load sees the request also
-            // sees what the reclaimer did before it (a decay step's new
-            // generation).
-            tenant.pending.fetch_add(n, Ordering::Release);
-        }
-        Posted { tenants }
-    }
-
     /// The batch's one heavy fence: after it, every posted tenant is either
     /// visibly busy or will see its request at its owner's next operation.
     pub(crate) fn fence(self) -> Fenced {
@@ -175,34 +165,24 @@ impl Reclaim {
 }
 
 impl Fenced {
-    /// For each posted tenant whose owner was between two operations, run
-    /// `f(head, state, pending)` now and retire the requests. The others'
-    /// owners are inside an operation (or nothing is pending any more) and
-    /// apply the request themselves at their next one. Returns how many
-    /// ran now.
+    /// If the owner of `tenant` (posted to by the [`Reclaim`] this was
+    /// fenced from) was between two operations, run `f(head, state,
+    /// pending)` now and retire the requests; whether it ran. Otherwise
+    /// the owner is inside an operation (or nothing is pending any more)
+    /// and applies the requests itself at its next one.
     ///
-    /// `posted` must come from the [`Reclaim`] this was fenced from.
     /// `f` runs under a lock: it must not drop values or run other user
     /// code.
     pub(crate) fn apply<S, H>(
         &self,
-        posted: &Posted<S, H>,
-        mut f: impl FnMut(&H, &mut S, u32),
-    ) -> usize {
-        if !self.fenced {
-            return 0;
+        tenant: &Tenant<S, H>,
+        f: impl FnOnce(&H, &mut S, u32),
+    ) -> bool {
+        if !self.fenced || tenant.busy.load(Ordering::Acquire) {
+            return false;
         }
-        let mut applied = 0;
-        for tenant in &posted.tenants {
-            if tenant.busy.load(Ordering::Acquire) {
-                continue;
-            }
-            let _lock = lock(&tenant.lock);
-            if tenant.apply(|state, n| f(&tenant.head, state, n)).is_some() {
-                applied += 1;
-            }
-        }
-        applied
+        let _lock = lock(&tenant.lock);
+        tenant.apply(|state, n| f(&tenant.head, state, n)).is_some()
     }
 }
 
@@ -298,11 +278,10 @@ mod tests {
     /// its owner is idle. Whether they were applied now.
     fn reclaim(t: &Arc<Tenant<Log, ()>>, n: u32) -> bool {
         let batch = Reclaim::begin();
-        let posted = batch.post(vec![Arc::clone(t)], n);
-        let applied = batch
+        t.post(&batch, n);
+        batch
             .fence()
-            .apply(&posted, |_, log, n| log.applied += u64::from(n));
-        applied == 1
+            .apply(t, |_, log, n| log.applied += u64::from(n))
     }
 
     /// One owner operation: the fast path, else the slow path (which applies

@@ -2,12 +2,12 @@
 //! the registry of its thread caches, the counters of everything that ran
 //! without a thread cache, and its key in every thread's table.
 
-use super::shared::Shards;
-use super::thread::{Head, Stack, ThreadCache};
+use super::shared::{Dead, Shards};
+use super::thread::{Head, Retained, Stack};
 use crate::autocap::AutoCap;
 use crate::policy::Limits;
 use crate::raw::erased::Kind;
-use crate::raw::owned::{Posted, Reclaim};
+use crate::raw::owned::{Fenced, Reclaim};
 use crate::raw::table::Key;
 use crate::stats::{Counters, Event, SizeLog, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
@@ -15,22 +15,49 @@ use once_cell::race::OnceBox;
 
 pub(crate) struct Storage<T: 'static> {
     /// Everything that does not name `T`: limits, counters, the decay
-    /// generation, the name. Its methods are compiled once, not once per
-    /// pooled type (a debug build compiles every method of `Storage<T>`
-    /// again for each type that uses a pool); `Storage<T>` derefs to it.
+    /// generation, the name, the shared tier, the list of thread caches.
+    /// Its methods are compiled once, not once per pooled type (a debug
+    /// build compiles every method of `Storage<T>` again for each type
+    /// that uses a pool); `Storage<T>` derefs to it.
     core: Core,
     /// This pool's place in each thread's table of thread caches.
     pub(crate) key: Key<Stack<T>, Head<T>>,
-    pub(crate) shards: Shards,
-    /// Every live thread cache of this pool, for trims and statistics.
-    caches: Mutex<Vec<Arc<ThreadCache<T>>>>,
     /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
     /// (which runs where this module's generic code has no `T: Reset`).
     pub(crate) is_reset: fn(&T) -> bool,
 }
 
+/// A pool's storage, whatever its value type: what decay and the registry
+/// hold a pool by.
+pub(crate) trait AnyStorage: Send + Sync {
+    fn core(&self) -> &Core;
+}
+
+impl<T: 'static> AnyStorage for Storage<T> {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+}
+
+/// A thread cache of a pool, whatever its value type: what the pool's
+/// statistics and decay need of it (`tier/thread.rs` implements it).
+pub(crate) trait Cache: Send + Sync {
+    fn counters(&self) -> &Counters;
+    fn retained(&self) -> &Retained;
+    /// Ask it for a decay step, in `reclaim`'s batch.
+    fn post(&self, reclaim: &Reclaim);
+    /// After the batch's fence: age it now if its owner is between two
+    /// operations, what decayed going to `dead`; else its owner ages it at
+    /// its next operation.
+    fn age_if_idle(&self, fenced: &Fenced, dead: &mut Dead);
+}
+
 /// The part of a [`Storage`] that does not name the value type.
 pub(crate) struct Core {
+    /// The shared tier.
+    pub(crate) shards: Shards,
+    /// Every live thread cache of this pool, for trims and statistics.
+    caches: Mutex<Vec<Arc<dyn Cache>>>,
     pub(crate) limits: Limits,
     /// The calibration of an adaptive size cap.
     pub(crate) auto_cap: Option<AutoCap>,
@@ -69,9 +96,17 @@ impl<T> core::ops::Deref for Storage<T> {
 }
 
 impl Core {
-    fn new(limits: Limits, name: Box<str>, class: Option<usize>, value_size: usize) -> Self {
+    fn new(
+        limits: Limits,
+        name: Box<str>,
+        class: Option<usize>,
+        value_size: usize,
+        kind: Kind,
+    ) -> Self {
         crate::raw::fence::init();
         Core {
+            shards: Shards::new(kind, &limits.shard_caps, &limits.shard_ceilings),
+            caches: Mutex::new(Vec::new()),
             auto_cap: limits.auto_cap.then(|| AutoCap::new(limits.max_bytes)),
             limits,
             counters: Counters::new(),
@@ -116,28 +151,6 @@ impl Core {
         let heap = bytes.saturating_sub(self.value_size);
         self.oversize.get_or_init(Box::default).record(heap);
     }
-}
-
-impl<T: 'static> Storage<T> {
-    /// The storage of a pool named `name`; `class` is the capacity of its
-    /// buffers, for a class of a `BufferPool`.
-    pub(crate) fn new(
-        limits: Limits,
-        name: Box<str>,
-        class: Option<usize>,
-        is_reset: fn(&T) -> bool,
-    ) -> Self
-    where
-        T: Send,
-    {
-        Storage {
-            key: Key::new(),
-            shards: Shards::new(Kind::of::<T>(), &limits.shard_caps, &limits.shard_ceilings),
-            core: Core::new(limits, name, class, core::mem::size_of::<T>()),
-            caches: Mutex::new(Vec::new()),
-            is_reset,
-        }
-    }
 
     /// The owning `Pool` is gone. Its thread caches are let go of here
     /// (each is an `Arc` that holds this storage: keeping them would make a
@@ -149,47 +162,37 @@ impl<T: 'static> Storage<T> {
         drop(caches);
     }
 
-    pub(crate) fn register(&self, cache: Arc<ThreadCache<T>>) {
+    pub(crate) fn register(&self, cache: Arc<dyn Cache>) {
         lock(&self.caches).push(cache);
     }
 
-    /// A thread cache is going away: fold its counters into the pool's,
-    /// atomically with respect to `stats()`.
-    pub(crate) fn unregister(&self, head: &super::thread::Head<T>) {
+    /// A thread cache (the one with `counters`) is going away: fold its
+    /// counters into the pool's, atomically with respect to `stats()`.
+    pub(crate) fn unregister(&self, counters: &Counters) {
         let mut caches = lock(&self.caches);
-        // By `swap_remove` (the order is of no use): `retain` costs a debug
-        // build three functions more per pooled type.
-        let mut i = 0;
-        while i < caches.len() && !core::ptr::eq(&caches[i].head, head) {
-            i += 1;
-        }
-        if i < caches.len() {
-            caches.swap_remove(i);
-        }
-        self.counters.absorb(&head.counters);
+        caches.retain(|cache| !core::ptr::eq(cache.counters(), counters));
+        self.counters.absorb(counters);
         self.exited_returns_beyond_gets.fetch_add(
-            head.counters.returns_beyond_gets(),
+            counters.returns_beyond_gets(),
             std::sync::atomic::Ordering::Relaxed,
         );
     }
 
     /// Post `reclaim`'s request to every live thread cache, under the
-    /// list's lock (a loop here rather than a callback: a closure is three
-    /// functions more per pooled type in a debug build).
-    pub(crate) fn post_to_caches(&self, reclaim: &Reclaim) -> Posted<Stack<T>, Head<T>> {
+    /// list's lock; returns them.
+    pub(crate) fn post_to_caches(&self, reclaim: &Reclaim) -> Vec<Arc<dyn Cache>> {
         let caches = lock(&self.caches);
-        let mut posted = Vec::new();
         for cache in caches.iter() {
-            posted.push(Arc::clone(cache));
+            cache.post(reclaim);
         }
-        reclaim.post(posted, 1)
+        caches.clone()
     }
 
     /// The bytes every thread cache of this pool holds now.
     pub(crate) fn cached_bytes(&self) -> usize {
         let mut bytes = 0;
         for cache in lock(&self.caches).iter() {
-            bytes += cache.head.retained.bytes();
+            bytes += cache.retained().bytes();
         }
         bytes
     }
@@ -236,9 +239,9 @@ impl<T: 'static> Storage<T> {
         let caches = lock(&self.caches);
         self.counters.sum_into(&mut stats);
         for cache in caches.iter() {
-            cache.head.counters.sum_into(&mut stats);
-            cache.head.retained.sum_into(&mut stats);
-            returns_beyond_gets += cache.head.counters.returns_beyond_gets();
+            cache.counters().sum_into(&mut stats);
+            cache.retained().sum_into(&mut stats);
+            returns_beyond_gets += cache.counters().returns_beyond_gets();
         }
         (stats, returns_beyond_gets)
     }
@@ -251,7 +254,33 @@ impl<T: 'static> Storage<T> {
     }
 }
 
-/// What [`Storage::observe`] reads.
+impl<T: 'static> Storage<T> {
+    /// The storage of a pool named `name`; `class` is the capacity of its
+    /// buffers, for a class of a `BufferPool`.
+    pub(crate) fn new(
+        limits: Limits,
+        name: Box<str>,
+        class: Option<usize>,
+        is_reset: fn(&T) -> bool,
+    ) -> Self
+    where
+        T: Send,
+    {
+        Storage {
+            key: Key::new(),
+            core: Core::new(
+                limits,
+                name,
+                class,
+                core::mem::size_of::<T>(),
+                Kind::of::<T>(),
+            ),
+            is_reset,
+        }
+    }
+}
+
+/// What [`Core::observe`] reads.
 pub(crate) struct Observation {
     pub(crate) stats: Stats,
     /// Returns made on a thread beyond the values that thread took itself

@@ -18,10 +18,10 @@
 //! is flushed to the shards when the thread exits.
 
 use super::shared::{Dead, Each, Entry};
-use super::storage::Storage;
+use super::storage::{Cache, Storage};
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::lease::{self, IDLE, Lease, Ledger};
-use crate::raw::owned::{Fast, Owner, Tenant};
+use crate::raw::owned::{Fast, Fenced, Owner, Reclaim, Tenant};
 use crate::raw::slot::move_into;
 use crate::raw::table::{self, KeyCopy, Lookup, Numbers};
 use crate::stats::{Counters, Event, Stats};
@@ -335,12 +335,33 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
         };
         head.counters.add_owned(Event::DroppedIdle, idle);
         head.counters.add_owned(Event::DroppedFull, full);
-        storage.unregister(head);
+        storage.unregister(&head.counters);
         drop_each(dead, &storage.counters);
     }
 
     fn is_closed(&self) -> bool {
         self.storage.is_closed()
+    }
+}
+
+impl<T: Send + 'static> Cache for ThreadCache<T> {
+    fn counters(&self) -> &Counters {
+        &self.head.counters
+    }
+
+    fn retained(&self) -> &Retained {
+        &self.head.retained
+    }
+
+    fn post(&self, reclaim: &Reclaim) {
+        Tenant::post(self, reclaim, 1);
+    }
+
+    fn age_if_idle(&self, fenced: &Fenced, dead: &mut Dead) {
+        let storage = &self.head.storage;
+        fenced.apply(self, |head, stack, _| {
+            age(&mut Held::new(stack, head), storage, dead);
+        });
     }
 }
 
