@@ -9,6 +9,7 @@ use crate::decay;
 use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
 use crate::raw::lease::Lease;
+use crate::raw::once::OnceArc;
 use crate::registry;
 use crate::reset::not_reset;
 use crate::stats::{Event, Stats};
@@ -17,7 +18,6 @@ use crate::tier::shared::Entry;
 use crate::tier::storage::Storage;
 use crate::tier::thread;
 use core::ops::Deref;
-use once_cell::race::OnceBox;
 
 /// A pool of reusable values of type `T`.
 ///
@@ -92,11 +92,11 @@ pub struct Pool<T: 'static> {
     policy: Policy,
     /// What [`pools`](crate::pools) calls it.
     name: Name,
-    // `OnceBox` (from `once_cell::race`) rather than `OnceLock`: its lazy init
-    // is lock-free. Two threads that race on first use each allocate the
+    // A race (`raw/once.rs`) rather than `OnceLock`: its lazy init is
+    // lock-free. Two threads that race on first use each allocate the
     // storage, one wins, and the other frees its copy: no thread ever blocks
-    // behind another's initialisation, and the fast path is one acquire load.
-    storage: OnceBox<Arc<Storage<T>>>,
+    // behind another's initialisation, and a read is one acquire load.
+    storage: OnceArc<Storage<T>>,
     /// A copy of the storage's key, beside the policy: the fast path finds
     /// the thread's cache without reaching the storage first.
     key: thread::PoolKey<T>,
@@ -221,7 +221,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             new,
             policy: Policy::DEFAULT,
             name: Name::Type,
-            storage: OnceBox::new(),
+            storage: OnceArc::new(),
             key: thread::PoolKey::new(),
         }
     }
@@ -332,19 +332,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     fn init_storage(&self) -> &Arc<Storage<T>> {
-        let storage = self.storage.get_or_init(|| {
-            let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
-                .with_mode(policy::mode());
-            let storage = Storage::new(
-                limits,
-                self.name.render(core::any::type_name::<T>()),
-                self.name.class(),
-                T::is_reset,
-            );
-            let storage = Arc::new(storage);
-            registry::register(&storage);
-            Box::new(storage)
-        });
+        let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
+            .with_mode(policy::mode());
+        let storage = Arc::new(Storage::new(
+            limits,
+            self.name.render(core::any::type_name::<T>()),
+            self.name.class(),
+            T::is_reset,
+        ));
+        registry::register(&storage);
+        let storage = self.storage.set(storage);
         // After the race: every thread that got here copies the winner's key.
         self.key.set(&storage.key);
         storage

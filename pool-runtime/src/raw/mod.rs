@@ -8,6 +8,7 @@
 //! - `table`: each thread's table of its tenants, the fast-path lookup;
 //! - `lease`: a thread cache's slots, and the leases that let a guard use
 //!   its value where the cache keeps it;
+//! - `once`: the cell a pool keeps its storage in, set once by a race;
 //! - `memo`: the per-thread memo of generic derived types' pools;
 //! - `rebuild`: move a lock or cell out of a `&mut` and put a fresh one,
 //!   holding the same contents, back in its place;
@@ -21,6 +22,7 @@ pub(crate) mod erased;
 pub(crate) mod fence;
 pub(crate) mod lease;
 pub(crate) mod memo;
+pub(crate) mod once;
 pub(crate) mod owned;
 pub(crate) mod rebuild;
 pub(crate) mod slot;
