@@ -150,8 +150,12 @@ pub trait Reset {
     /// assert!(None::<u8>.is_reset() && 0_u32.is_reset() && !1.5_f64.is_reset());
     /// ```
     fn is_reset(&self) -> bool {
-        self.__measure(Measure::IsReset)
-            .is_none_or(|reset| reset != 0)
+        // A match, not `is_none_or` and a closure: two functions less per
+        // type in a debug build.
+        match self.__measure(Measure::IsReset) {
+            Some(reset) => reset != 0,
+            None => true,
+        }
     }
 
     /// The heap bytes this value's contents use now, measured *before* the

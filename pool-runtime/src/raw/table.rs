@@ -151,19 +151,26 @@ static UNIQUE: AtomicU64 = AtomicU64::new(1);
 
 impl<S, H> Key<S, H> {
     pub(crate) fn new() -> Self {
-        let mut indexes = INDEXES
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let index = indexes.free.pop().unwrap_or_else(|| {
-            indexes.next += 1;
-            indexes.next - 1
-        });
+        let (index, unique) = new_numbers();
         Key {
             index,
-            unique: UNIQUE.fetch_add(1, Ordering::Relaxed),
+            unique,
             _types: PhantomData,
         }
     }
+}
+
+/// A free index and a new unique number, for a new key (not generic: it
+/// is compiled once, not once per pooled type).
+fn new_numbers() -> (usize, u64) {
+    let mut indexes = INDEXES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let index = indexes.free.pop().unwrap_or_else(|| {
+        indexes.next += 1;
+        indexes.next - 1
+    });
+    (index, UNIQUE.fetch_add(1, Ordering::Relaxed))
 }
 
 impl<S, H> Drop for Key<S, H> {

@@ -268,7 +268,9 @@ impl Shards {
     /// stolen from another.
     #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
     pub(crate) fn pop<T: 'static>(&self, home: usize) -> Option<Entry<T>> {
-        let mut shard = self.holding(home)?;
+        let Some(mut shard) = self.holding(home) else {
+            return None;
+        };
         let shard = &mut *shard;
         let list = if shard.current.is_empty() {
             &mut shard.victim

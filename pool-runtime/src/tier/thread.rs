@@ -685,7 +685,10 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
         }
         dead
     });
-    let dead = dead.unwrap_or_else(|| head.storage.shards.dead());
+    let dead = match dead {
+        Some(dead) => dead,
+        None => head.storage.shards.dead(),
+    };
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &head.storage.counters);
