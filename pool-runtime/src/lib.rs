@@ -32,7 +32,9 @@
 //! - `tier/`: where idle values wait, knowing nothing of `Pool`:
 //!   `tier/thread.rs`, the thread tier, each thread's cache (the fast path);
 //!   `tier/shared.rs`, the shared tier, shards and stealing;
-//!   `tier/storage.rs`, what a pool allocates on first use.
+//!   `tier/storage.rs`, what a pool allocates on first use, and the
+//!   type-erased views of it and of its thread caches that decay and the
+//!   registry work through.
 //! - `autocap`: the adaptive size cap ([`Pool::max_bytes_auto`]).
 //! - `budget`: the gauge of the process-wide retained budget
 //!   ([`shared_retained_bytes`]).
@@ -47,8 +49,10 @@
 //!   rules behind the `max_capacity` and `zeroize` field attributes.
 //! - `raw`: every `unsafe` block: the asymmetric fences, the owner/reclaimer
 //!   protocol of the thread tier, the per-thread tables (with their
-//!   mirror), a value's move between two slots, and the rebuild of a lock or
-//!   cell in place.
+//!   mirror), the slots a guard leases its value in, the lists that hold
+//!   values as erased data (the shared tier's), the cell a pool keeps its
+//!   storage in, a value's move between two slots, and the rebuild of a
+//!   lock or cell in place.
 //! - `sync`: the std/loom switch.
 //!
 //! ```

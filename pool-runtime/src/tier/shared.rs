@@ -178,6 +178,7 @@ impl Shards {
     }
 
     /// An empty list for values let go of.
+    #[inline]
     pub(crate) fn dead(&self) -> Dead {
         Entries::new(self.kind)
     }

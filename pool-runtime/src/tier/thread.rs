@@ -865,6 +865,7 @@ fn spill_oldest<T: 'static>(storage: &Storage<T>, home: usize, stack: &mut Held<
 
 /// Drop each value on its own, the last first; count the panics on
 /// `counters`.
+#[inline]
 pub(crate) fn drop_each(dead: Dead, counters: &Counters) {
     let panicked = dead.drop_each();
     if panicked > 0 {
