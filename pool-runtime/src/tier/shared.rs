@@ -35,7 +35,8 @@ pub(crate) type Dead = Entries;
 /// value goes in or out: the code of this module has no type parameter, so
 /// it is compiled once, not once per pooled type
 /// (`scripts/derive_cost.py`). A thread cache moves its values in and out
-/// through the callbacks of [`Shards::spill`] and [`Shards::refill`].
+/// through a [`Source`] ([`Shards::spill`]) and a [`Sink`]
+/// ([`Shards::refill`]), the two places that name the type.
 pub(crate) struct Shard {
     current: Entries,
     victim: Entries,
@@ -184,9 +185,8 @@ impl Shards {
     }
 
     /// Move up to `n` entries of `from` into the shards, home shard first,
-    /// as long as the pool's
-    /// `generation` is still `expected` under each shard's lock (see
-    /// `decay.rs`). Returns how many moved.
+    /// as long as the pool's `generation` is still `expected` under each
+    /// shard's lock (see `decay.rs`). Returns how many moved.
     pub(crate) fn spill(
         &self,
         home: usize,
@@ -349,9 +349,9 @@ impl Shards {
     /// Take up to `n` entries, most recently returned first: from the home
     /// shard, then stolen from the others; it stops after an entry over
     /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). `into`
-    /// takes them from the end of each list it is given.
-    /// With `Some(generation)` (a thread cache aged to it), only from
-    /// shards stepped to the same generation (see `decay.rs`).
+    /// takes them from the end of each list it is given. With
+    /// `Some(generation)` (a thread cache aged to it), only from shards
+    /// stepped to the same generation (see `decay.rs`).
     pub(crate) fn refill(
         &self,
         home: usize,
