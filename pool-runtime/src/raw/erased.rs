@@ -174,29 +174,31 @@ impl Entries {
     /// Drop every value, the last first, each on its own: a `Drop` that
     /// panics is caught, and the rest are still dropped. Returns how many
     /// panicked.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn drop_each(mut self) -> u64 {
         if self.is_empty() {
             return 0;
         }
-        self.drop_all()
+        self.drop_values().0
     }
 
-    /// [`drop_each`](Self::drop_each)'s work.
+    /// Drop every value, the last first, each under `catch_unwind`: how
+    /// many panicked, and the first panic's payload.
     #[inline(never)]
-    fn drop_all(&mut self) -> u64 {
-        let mut panicked = 0;
+    fn drop_values(&mut self) -> (u64, Option<Box<dyn core::any::Any + Send>>) {
+        let (mut panicked, mut first) = (0, None);
         while self.bytes.pop().is_some() {
             let value = self.cell(self.len());
             let drop = self.kind.drop;
             // SAFETY: the cell at the old length held a value of the kind,
             // which the length no longer counts: it is dropped once.
-            let dropped = catch_unwind(AssertUnwindSafe(|| unsafe { drop(value.as_ptr()) }));
-            if dropped.is_err() {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { drop(value.as_ptr()) }))
+            {
                 panicked += 1;
+                first.get_or_insert(payload);
             }
         }
-        panicked
+        (panicked, first)
     }
 
     /// The cell of value `index` (at most the capacity).
@@ -303,16 +305,7 @@ impl Drop for Entries {
 impl Entries {
     #[inline(never)]
     fn drop_slow(&mut self) {
-        let mut panic = None;
-        while self.bytes.pop().is_some() {
-            let value = self.cell(self.len());
-            let drop = self.kind.drop;
-            // SAFETY: as in `drop_each`.
-            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| unsafe { drop(value.as_ptr()) }))
-            {
-                panic.get_or_insert(payload);
-            }
-        }
+        let (_, panic) = self.drop_values();
         if self.capacity > 0 && self.kind.layout.size() > 0 {
             // SAFETY: allocated by `reserve` with this layout.
             unsafe {
