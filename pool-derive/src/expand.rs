@@ -769,15 +769,16 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
                     "static POOL: ::core::mem::ManuallyDrop<{pool}> = ::core::mem::ManuallyDrop::new"
                 ));
                 out.group(Delimiter::Parenthesis, |out| {
-                    out.text(&format!("{k}::Pool::<__PoolableChecked<{ident}>>::with_new"));
+                    // The pool's type and the constructor's `Self` are
+                    // inferred from the static's: naming the checked type
+                    // again costs more to build than the inference.
+                    out.text(&format!("{k}::Pool::with_new"));
                     out.group(Delimiter::Parenthesis, |out| match cont.attrs.new.get() {
                         Some(path) => {
                             out.tokens(path);
                         }
                         None => {
-                            out.text(&format!(
-                                "<__PoolableChecked<{ident}> as {k}::__private::NewByDefault>::new_by_default"
-                            ));
+                            out.text(&format!("{k}::__private::NewByDefault::new_by_default"));
                         }
                     });
                     for call in chain.into_iter().flatten() {

@@ -52,9 +52,7 @@ const _: () = {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Upload>>,
             > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::<
-                    __PoolableChecked<Upload>,
-                >::with_new(Upload::with_capacity)
+                ::poolable::Pool::with_new(Upload::with_capacity)
                     .max_retained(64)
                     .max_bytes(1 << 20)
                     .oversize(::poolable::Oversize::Shrink)
@@ -121,12 +119,8 @@ const _: () = {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Body>>,
             > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::<
-                    __PoolableChecked<Body>,
-                >::with_new(
-                        <__PoolableChecked<
-                            Body,
-                        > as ::poolable::__private::NewByDefault>::new_by_default,
+                ::poolable::Pool::with_new(
+                        ::poolable::__private::NewByDefault::new_by_default,
                     )
                     .max_bytes_auto()
                     .max_bytes(4 << 20),
@@ -196,12 +190,8 @@ const _: () = {
             static POOL: ::core::mem::ManuallyDrop<
                 my_crate::poolable::Pool<__PoolableChecked<Renamed>>,
             > = ::core::mem::ManuallyDrop::new(
-                my_crate::poolable::Pool::<
-                    __PoolableChecked<Renamed>,
-                >::with_new(
-                    <__PoolableChecked<
-                        Renamed,
-                    > as my_crate::poolable::__private::NewByDefault>::new_by_default,
+                my_crate::poolable::Pool::with_new(
+                    my_crate::poolable::__private::NewByDefault::new_by_default,
                 ),
             );
             &POOL

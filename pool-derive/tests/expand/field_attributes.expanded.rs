@@ -136,12 +136,8 @@ const _: () = {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Fields>>,
             > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::<
-                    __PoolableChecked<Fields>,
-                >::with_new(
-                    <__PoolableChecked<
-                        Fields,
-                    > as ::poolable::__private::NewByDefault>::new_by_default,
+                ::poolable::Pool::with_new(
+                    ::poolable::__private::NewByDefault::new_by_default,
                 ),
             );
             &POOL

@@ -60,12 +60,8 @@ const _: () = {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Request>>,
             > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::<
-                    __PoolableChecked<Request>,
-                >::with_new(
-                    <__PoolableChecked<
-                        Request,
-                    > as ::poolable::__private::NewByDefault>::new_by_default,
+                ::poolable::Pool::with_new(
+                    ::poolable::__private::NewByDefault::new_by_default,
                 ),
             );
             &POOL
