@@ -130,6 +130,13 @@ WORKLOADS = {
         "64 KiB (`cap 64 KiB`) or 1 MiB (`cap off`). The adaptive cap (`max_bytes_auto`, under a "
         "1 MiB ceiling) sits in the capped column: it has to find a cap that drops the big buffers itself.",
     ),
+    "8_bursts_two_pools": (
+        "8. Bursts on two pools",
+        "Two threads, each with a derived type of its own, take 32 values, push a byte into each and "
+        "drop them all, round after round: every round spills a thread cache into the shards and "
+        "refills it from them. poolable's slow paths on two pools that share only the runtime's "
+        "globals; poolable alone. Time per get + push + drop over both threads.",
+    ),
 }
 
 

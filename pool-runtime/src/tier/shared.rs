@@ -88,12 +88,21 @@ impl<T: 'static, I: Iterator<Item = Entry<T>>> Source for I {
         let Some(mut list) = list.typed::<T>() else {
             return 0;
         };
-        let mut moved = 0;
-        while moved < k && budget::admits(0) {
+        // The batch's bytes join the budget's count once, at the end: one
+        // write to its shared counter per batch, not one per entry. The
+        // check counts them meanwhile; another thread's check may miss
+        // them until then, which lets the budget be passed by at most a
+        // batch, as it may be by the last entry of one. (Wrapping sums, as
+        // the counter's own additions are.)
+        let (mut moved, mut bytes) = (0, 0usize);
+        while moved < k && budget::admits(bytes) {
             let Some(entry) = self.next() else { break };
-            budget::add(entry.bytes);
+            bytes = bytes.wrapping_add(entry.bytes);
             list.push(entry.value, entry.bytes);
             moved += 1;
+        }
+        if bytes != 0 {
+            budget::add(bytes);
         }
         moved
     }
@@ -122,19 +131,25 @@ impl<T: 'static, F: FnMut(Entry<T>)> Sink for Each<T, F> {
         let Some(mut list) = list.typed::<T>() else {
             return (0, false);
         };
-        let mut moved = 0;
+        // The entries leave the budget's count in one write at the end (as
+        // `Source::admit` adds them).
+        let (mut moved, mut taken, mut large) = (0, 0usize, false);
         while moved < k {
             let Some((value, bytes)) = list.pop() else {
                 break;
             };
-            budget::sub(bytes);
+            taken = taken.wrapping_add(bytes);
             moved += 1;
             (self.0)(Entry { value, bytes });
             if bytes > LOCAL_CACHE_MAX_BYTES {
-                return (moved, true);
+                large = true;
+                break;
             }
         }
-        (moved, false)
+        if taken != 0 {
+            budget::sub(taken);
+        }
+        (moved, large)
     }
 }
 
