@@ -141,3 +141,36 @@ fn after_a_trim_the_budget_holds_for_thread_caches_too() {
     });
     set_retained_budget(None);
 }
+
+#[test]
+fn the_count_follows_batches_both_ways_even_past_a_large_value() {
+    let _alone = alone();
+    set_retained_budget(None);
+    let pool: Pool<Vec<u8>> = Pool::with_new(sized).max_bytes(1 << 20);
+    // Every fifth value is over `LOCAL_CACHE_MAX_BYTES`: it skips the
+    // thread caches, and a refill stops after it, in the middle of a batch.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut held: Vec<_> = (0..40).map(|_| pool.get()).collect();
+            for (i, value) in held.iter_mut().enumerate() {
+                if i % 5 == 0 {
+                    value.reserve(poolable::LOCAL_CACHE_MAX_BYTES + 1);
+                }
+            }
+            drop(held);
+        })
+        .join()
+        .unwrap();
+    });
+    let shared = shared_retained_bytes();
+    assert_eq!(pool.stats().retained_bytes, shared);
+    assert!(shared >= 40 * VALUE, "{shared}");
+
+    // Gets on this thread refill its cache from the shards in batches.
+    let held: Vec<_> = (0..40).map(|_| pool.get()).collect();
+    assert_eq!(pool.stats().misses, 40, "the first thread's gets, no more");
+    assert_eq!(shared_retained_bytes(), 0, "every value left the count");
+    drop(held);
+    drop(pool);
+    assert_eq!(shared_retained_bytes(), 0);
+}
