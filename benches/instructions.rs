@@ -22,12 +22,14 @@
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
 mod support {
+    pub mod burst;
     #[macro_use]
     pub mod contenders;
     pub mod obj;
     pub mod run;
 }
 
+use support::burst::rounds;
 use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
 /// Ops before the measured ones: fills the caches and finishes lazy set-up.
@@ -40,20 +42,10 @@ fn measured_ops(contenders: &ObjContenders, contender: ObjContender, n: u64) {
     contenders.run(contender, n);
 }
 
-/// Values a round of `burst` holds at once: four thread caches' worth.
-const BURST: u64 = 32;
-
-/// Rounds of `burst` for `n` gets + pushes + drops.
+/// Rounds of `burst` (`support/burst.rs`) for `n` gets + pushes + drops.
 #[inline(never)]
 fn burst(n: u64) {
-    let mut held = Vec::with_capacity(BURST as usize);
-    for round in 0..n / BURST {
-        held.extend((0..BURST).map(|_| Obj::pool().get()));
-        for guard in &mut held {
-            push_byte(&mut guard.buf, round);
-        }
-        held.clear();
-    }
+    rounds::<Obj>(n, |o, round| push_byte(&mut o.buf, round));
 }
 
 /// The measured rounds of `burst`, collected as `measured_ops` is.
