@@ -8,15 +8,16 @@ use crate::Reset;
 use crate::decay;
 use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
-use crate::raw::lease::Lease;
+use crate::raw::erased::{self, Check, Kind, Moving};
+use crate::raw::lease::{Lease, RawLease};
 use crate::raw::once::OnceArc;
 use crate::registry;
 use crate::reset::not_reset;
 use crate::stats::{Event, Stats};
 use crate::sync::Arc;
-use crate::tier::shared::Entry;
 use crate::tier::storage::Storage;
 use crate::tier::thread;
+use core::mem::MaybeUninit;
 use core::ops::Deref;
 
 /// A pool of reusable values of type `T`.
@@ -96,10 +97,10 @@ pub struct Pool<T: 'static> {
     // lock-free. Two threads that race on first use each allocate the
     // storage, one wins, and the other frees its copy: no thread ever blocks
     // behind another's initialisation, and a read is one acquire load.
-    storage: OnceArc<Storage<T>>,
+    storage: OnceArc<Storage>,
     /// A copy of the storage's key, beside the policy: the fast path finds
     /// the thread's cache without reaching the storage first.
-    key: thread::PoolKey<T>,
+    key: thread::PoolKey,
 }
 
 /// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
@@ -322,7 +323,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 
     #[inline(always)]
-    fn storage(&self) -> &Arc<Storage<T>> {
+    fn storage(&self) -> &Arc<Storage> {
         match self.storage.get() {
             Some(storage) => storage,
             None => self.init_storage(),
@@ -331,14 +332,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
 
     #[cold]
     #[inline(never)]
-    fn init_storage(&self) -> &Arc<Storage<T>> {
+    fn init_storage(&self) -> &Arc<Storage> {
         let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
             .with_mode(policy::mode());
         let storage = Arc::new(Storage::new(
             limits,
             self.name.render(core::any::type_name::<T>()),
             self.name.class(),
-            T::is_reset,
+            Kind::of::<T>(),
+            Check::is_reset::<T>(),
         ));
         registry::register(&storage);
         let storage = self.storage.set(storage);
@@ -389,20 +391,42 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     fn take(&self, slot: &mut Option<T>) -> Option<Lease<T>> {
-        let lease = thread::take(&self.key, self.lazy_storage(), slot);
-        if lease.is_none() && slot.is_none() {
-            *slot = Some(self.create());
+        if let Some(lease) = thread::take(&self.key) {
+            // Always a `T`: the cache is this pool's storage's, of `T`s.
+            if let Ok(lease) = lease.typed::<T>() {
+                return Some(lease);
+            }
         }
-        lease
+        self.take_slow(slot);
+        None
+    }
+
+    /// [`take`](Self::take) when the thread's cache had nothing to lease
+    /// (`tier::thread::take_cached`): an idle value, else a new one.
+    #[cold]
+    #[inline(never)]
+    fn take_slow(&self, slot: &mut Option<T>) {
+        let found = erased::fill_with::<T>(|out| {
+            thread::take_cached(self.storage(), out);
+        });
+        *slot = Some(match found {
+            Some(value) => value,
+            None => self.create(),
+        });
     }
 
     /// Fill `slot` (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        thread::take_into(&self.key, self.lazy_storage(), slot);
-        if slot.is_none() {
-            *slot = Some(self.create());
-        }
+        let found = erased::fill_with::<T>(|out| {
+            if !thread::take_value(&self.key, out) {
+                thread::take_cached(self.storage(), out);
+            }
+        });
+        *slot = Some(match found {
+            Some(value) => value,
+            None => self.create(),
+        });
     }
 
     /// A miss: construct a value. A panicking constructor leaves the pool
@@ -460,7 +484,31 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.local_max_bytes {
             return self.put_large(slot, bytes);
         }
-        thread::give_from(&self.key, self.lazy_storage(), slot, bytes);
+        self.give(slot, bytes);
+    }
+
+    /// Keep the reset value in `slot` (already checked against the size
+    /// cap, `bytes` big) in the calling thread's cache, spilling half of it
+    /// to the shards when full; drop it if there is no room anywhere.
+    /// Leaves `None`. Everything but a push onto the cache is
+    /// [`give_slow`](Self::give_slow), the last call.
+    #[inline(always)]
+    fn give(&self, slot: &mut Option<T>, bytes: usize) {
+        let Some(value) = slot.take() else {
+            return;
+        };
+        let mut place = MaybeUninit::uninit();
+        if let Err(value) = thread::give(&self.key, Moving::new(&mut place, value), bytes) {
+            self.give_slow(value, bytes);
+        }
+    }
+
+    /// [`give`](Self::give) when the value could not be pushed onto the
+    /// cache (`tier::thread::give_cached`).
+    #[cold]
+    #[inline(never)]
+    fn give_slow(&self, value: Moving<'_>, bytes: usize) {
+        thread::give_cached(self.storage(), value, bytes);
     }
 
     /// [`put_from`](Self::put_from) for a value leased from a thread cache:
@@ -478,7 +526,19 @@ impl<T: Reset + Send + 'static> Pool<T> {
         if bytes > self.policy.local_max_bytes {
             return self.put_lease_large(lease, bytes);
         }
-        thread::give_lease(&self.key, self.lazy_storage(), lease, bytes);
+        let mut lease = Some(lease.into_raw());
+        thread::give_lease(&self.key, &mut lease, bytes);
+        if let Some(lease) = lease {
+            self.give_lease_slow(lease, bytes);
+        }
+    }
+
+    /// `put_lease` when the slot could not be listed again
+    /// (`tier::thread::give_lease_slow`).
+    #[cold]
+    #[inline(never)]
+    fn give_lease_slow(&self, lease: RawLease, bytes: usize) {
+        thread::give_lease_slow(self.storage(), lease, bytes);
     }
 
     /// `put_lease` for a pool with an adaptive cap: out of the slot, and
@@ -496,14 +556,6 @@ impl<T: Reset + Send + 'static> Pool<T> {
         self.put_large(&mut Some(lease.take()), bytes);
     }
 
-    /// The storage, reached (and made) only if a tier's slow path calls
-    /// for it. One closure for every caller, so that each tier function
-    /// that takes it is compiled once per pooled type, not once per caller.
-    #[inline(always)]
-    fn lazy_storage<'a>(&'a self) -> impl Fn() -> &'a Arc<Storage<T>> {
-        || self.storage()
-    }
-
     /// A return over the thread caches' limit (`slot` holds the reset
     /// value): over the size cap, or kept in the shared tier.
     #[cold]
@@ -519,13 +571,14 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Keep the reset value in `slot`, `bytes` big and within the cap: in
     /// the thread tier, or the shared tier if it is over
     /// [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
-    fn keep(&self, storage: &Arc<Storage<T>>, slot: &mut Option<T>, bytes: usize) {
+    fn keep(&self, storage: &Arc<Storage>, slot: &mut Option<T>, bytes: usize) {
         if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             if let Some(value) = slot.take() {
-                thread::give_shared(storage, Entry { value, bytes });
+                let mut place = MaybeUninit::uninit();
+                thread::give_shared(storage, Moving::new(&mut place, value), bytes);
             }
         } else {
-            thread::give_from(&self.key, self.lazy_storage(), slot, bytes);
+            self.give(slot, bytes);
         }
     }
 
@@ -642,12 +695,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
                 drop(value);
                 break;
             }
-            match storage.shards.push(0, Entry { value, bytes }) {
+            let mut place = MaybeUninit::uninit();
+            match storage
+                .shards
+                .push(0, Moving::new(&mut place, value), bytes)
+            {
                 Ok(()) => kept += 1,
-                Err(entry) => {
+                Err(value) => {
                     // Another thread filled the last room first.
                     storage.count(Event::DroppedFull, 1);
-                    drop(entry.value);
+                    drop(value);
                     break;
                 }
             }
@@ -660,7 +717,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// counted, if it has none (`tier::thread::take_idle`). A pool not used
     /// yet has none, and stays unused (it does not register).
     pub(crate) fn take_idle(&self, event: Event) -> Option<T> {
-        thread::take_idle(self.storage.get()?, event)
+        let storage = self.storage.get()?;
+        erased::fill_with::<T>(|out| thread::take_idle(storage, event, out))
     }
 
     /// How many idle values the shared tier holds now (it locks each shard
@@ -769,7 +827,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn trim(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::TRIM);
+            decay::step(Arc::<Storage>::clone(storage), decay::Steps::TRIM);
         }
     }
 
@@ -789,7 +847,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     pub fn clear(&self) {
         if let Some(storage) = self.storage.get() {
-            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::CLEAR);
+            decay::step(Arc::<Storage>::clone(storage), decay::Steps::CLEAR);
         }
     }
 }
@@ -964,7 +1022,7 @@ impl<T: 'static> Drop for Pool<T> {
         if let Some(storage) = self.storage.get() {
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
-            decay::step(Arc::<Storage<T>>::clone(storage), decay::Steps::CLEAR);
+            decay::step(Arc::<Storage>::clone(storage), decay::Steps::CLEAR);
             storage.close();
         }
     }

@@ -2,7 +2,6 @@
 //! [`trim_all`] visits and [`pools`] lists), each seen through
 //! [`AnyStorage`], a type-erased view of its storage.
 
-use crate::Reset;
 use crate::advice::{self, Advice};
 use crate::decay::{self, Stepping, Steps};
 use crate::policy::{self, Mode};
@@ -26,13 +25,8 @@ fn live() -> Vec<Arc<dyn AnyStorage>> {
 }
 
 /// Record a pool's storage for `trim_all`; called once, on first use.
-pub(crate) fn register<T: Reset + Send + 'static>(storage: &Arc<Storage<T>>) {
-    let weak: Weak<Storage<T>> = Arc::downgrade(storage);
-    push(weak);
-}
-
-/// [`register`]'s work, compiled once rather than for every pooled type.
-fn push(weak: Weak<dyn AnyStorage>) {
+pub(crate) fn register(storage: &Arc<Storage>) {
+    let weak: Weak<Storage> = Arc::downgrade(storage);
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.push(weak);

@@ -877,6 +877,13 @@ impl<const N: usize> Zeroize for [u8; N] {
 #[cold]
 #[inline(never)]
 pub(crate) fn not_reset<T>() -> ! {
+    not_reset_named(core::any::type_name::<T>())
+}
+
+/// [`not_reset`] for a value whose type is `type_name`.
+#[cold]
+#[inline(never)]
+pub(crate) fn not_reset_named(type_name: &str) -> ! {
     panic!(
         "poolable: a `{}` came back to its pool still holding state: `Reset::is_reset` is false \
          after `Reset::reset`, so the next user would see this user's data. A `with = path` \
@@ -884,6 +891,6 @@ pub(crate) fn not_reset<T>() -> ! {
          intended (a `with` function that resets to a non-empty value), say what reset means \
          with `#[poolable(check = path)]` or `Reset::is_reset`. (Checked in debug builds and \
          under POOLABLE=chaos; the value was dropped.)",
-        core::any::type_name::<T>()
+        type_name
     )
 }

@@ -8,13 +8,21 @@
 //!
 //! The values sit in one allocation, `size` bytes each, as a `Vec<T>`
 //! would keep them; the type's [`Kind`] (its layout, its drop, its
-//! `TypeId`) travels with the list. A value goes in or out only through
-//! the list's typed view ([`Entries::typed`]), which is given only for the
-//! list's own type, so a list can never be read as another type.
+//! `TypeId`) travels with the list. A value goes in as a [`Moving`] value
+//! and out into an [`Out`] place, which carry their type's id and are
+//! refused by a list of another: so a list can never be read as another
+//! type.
+//!
+//! [`Moving`] and [`Out`] are how the thread tier moves values without
+//! naming their type either (`tier/thread.rs`): a value leaving a guard or
+//! a slot is a `Moving` (owned, dropped with its kind's drop if nobody
+//! takes it), and a get that takes a value out of a list or a slot fills
+//! the caller's `Out`.
 
 use core::alloc::Layout;
 use core::any::TypeId;
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -47,9 +55,203 @@ impl Kind {
         }
     }
 
+    /// The type's id.
     #[inline]
-    fn is<T: 'static>(&self) -> bool {
-        self.id == TypeId::of::<T>()
+    pub(crate) fn id(&self) -> TypeId {
+        self.id
+    }
+
+    /// The size of one value.
+    #[inline]
+    pub(crate) fn size(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// The alignment of one value.
+    #[inline]
+    pub(crate) fn align(&self) -> usize {
+        self.layout.align()
+    }
+
+    /// Drop the value at `at`.
+    ///
+    /// # Safety
+    ///
+    /// `at` points to a valid value of this kind that nothing uses again.
+    #[inline]
+    pub(crate) unsafe fn drop_at(&self, at: NonNull<u8>) {
+        // SAFETY: the caller's.
+        unsafe { (self.drop)(at.as_ptr()) }
+    }
+}
+
+/// A check of a value of one type, `Reset::is_reset`, callable where the
+/// type is not named: the chaos mode's check of every return in the shared
+/// tier ([`Moving::passes`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Check {
+    check: unsafe fn(*const u8) -> bool,
+    id: TypeId,
+    /// The type's name, for the report of a value that fails it.
+    pub(crate) type_name: &'static str,
+}
+
+impl Check {
+    /// `T::is_reset`.
+    pub(crate) fn is_reset<T: crate::Reset + 'static>() -> Check {
+        /// # Safety
+        ///
+        /// `value` points to a valid `T`.
+        unsafe fn check<T: crate::Reset>(value: *const u8) -> bool {
+            // SAFETY: the caller's.
+            T::is_reset(unsafe { &*value.cast::<T>() })
+        }
+        Check {
+            check: check::<T>,
+            id: TypeId::of::<T>(),
+            type_name: core::any::type_name::<T>(),
+        }
+    }
+}
+
+/// One value of a [`Kind`], owned, in a place that nothing else reads or
+/// drops while this lives: a local `MaybeUninit`, or a thread cache's slot
+/// (`raw/lease.rs`). Whoever takes it moves its bytes out ([`Entries::push_moving`],
+/// a ledger's `fill`); dropped, it drops the value.
+pub(crate) struct Moving<'a> {
+    at: NonNull<u8>,
+    kind: Kind,
+    _place: PhantomData<&'a mut u8>,
+}
+
+impl<'a> Moving<'a> {
+    /// `value`, moved into `place`.
+    #[inline(always)]
+    pub(crate) fn new<T: Send + 'static>(place: &'a mut MaybeUninit<T>, value: T) -> Self {
+        Moving {
+            at: NonNull::from(place.write(value)).cast(),
+            kind: Kind::of::<T>(),
+            _place: PhantomData,
+        }
+    }
+
+    /// The value at `at`, of `kind`, owned from here on.
+    ///
+    /// # Safety
+    ///
+    /// `at` holds a valid value of `kind`, which nothing else reads, writes
+    /// or drops for `'a`, and which is not used again after this is gone.
+    #[inline(always)]
+    pub(crate) unsafe fn at(at: NonNull<u8>, kind: Kind) -> Self {
+        Moving {
+            at,
+            kind,
+            _place: PhantomData,
+        }
+    }
+
+    /// The kind of the value.
+    #[inline]
+    pub(crate) fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// Copy the value's bytes to `to` and give up the value (not dropped):
+    /// `to`'s owner owns it now.
+    ///
+    /// # Safety
+    ///
+    /// `to` is valid for a write of one value of this kind, aligned for
+    /// it, and does not overlap the value.
+    #[inline(always)]
+    pub(crate) unsafe fn move_to(self, to: NonNull<u8>) {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: the caller's for `to`; the value is read once, here, and
+        // then forgotten with `this`.
+        unsafe { core::ptr::copy_nonoverlapping(this.at.as_ptr(), to.as_ptr(), this.kind.size()) }
+    }
+
+    /// Whether the value passes `check`; `None` if `check` is another
+    /// type's.
+    pub(crate) fn passes(&self, check: &Check) -> Option<bool> {
+        if check.id != self.kind.id {
+            return None;
+        }
+        // SAFETY: a valid value of the check's type (the ids agree).
+        Some(unsafe { (check.check)(self.at.as_ptr()) })
+    }
+}
+
+/// Run `f` on an empty place for a `T`: the value it put there, if any.
+#[inline(always)]
+pub(crate) fn fill_with<T: 'static>(f: impl FnOnce(&mut Out<'_>)) -> Option<T> {
+    let mut place = MaybeUninit::<T>::uninit();
+    let mut out = Out::new(&mut place);
+    f(&mut out);
+    if out.filled {
+        // SAFETY: `fill` wrote a value of the place's type, `T` (it checks
+        // the ids), and `out`, the only other way to it, is not used again.
+        Some(unsafe { place.assume_init() })
+    } else {
+        None
+    }
+}
+
+impl Drop for Moving<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a valid value that this owns and nothing uses again.
+        unsafe { self.kind.drop_at(self.at) }
+    }
+}
+
+/// A place for one value of a type (a caller's `MaybeUninit<T>`), that a
+/// get fills from a list or a slot without naming the type ([`Out::fill`]);
+/// see [`fill_with`].
+pub(crate) struct Out<'a> {
+    at: NonNull<u8>,
+    id: TypeId,
+    filled: bool,
+    _place: PhantomData<&'a mut u8>,
+}
+
+impl<'a> Out<'a> {
+    /// An empty place at `place`.
+    #[inline(always)]
+    pub(crate) fn new<T: 'static>(place: &'a mut MaybeUninit<T>) -> Self {
+        Out {
+            at: NonNull::from(place).cast(),
+            id: TypeId::of::<T>(),
+            filled: false,
+            _place: PhantomData,
+        }
+    }
+
+    /// Whether a value was put in the place (then [`fill_with`] reads it).
+    #[inline(always)]
+    pub(crate) fn is_filled(&self) -> bool {
+        self.filled
+    }
+
+    /// Whether [`fill`](Self::fill) takes a value of `kind` now: the place
+    /// is empty and of its type.
+    #[inline]
+    pub(crate) fn accepts(&self, kind: &Kind) -> bool {
+        !self.filled && self.id == kind.id
+    }
+
+    /// Move `value` into the place; given back if the place is filled or of
+    /// another type.
+    #[inline]
+    pub(crate) fn fill<'v>(&mut self, value: Moving<'v>) -> Result<(), Moving<'v>> {
+        if self.filled || self.id != value.kind.id {
+            return Err(value);
+        }
+        // SAFETY: the place is a `MaybeUninit` of the value's type (the ids
+        // agree) with nothing in it, which `value` cannot overlap (it is
+        // owned elsewhere).
+        unsafe { value.move_to(self.at) };
+        self.filled = true;
+        Ok(())
     }
 }
 
@@ -109,20 +311,6 @@ impl Entries {
     #[inline]
     pub(crate) fn empty(&self) -> Self {
         Entries::new(self.kind)
-    }
-
-    /// The list as a list of `T`, through which values go in and out;
-    /// `None` if its values are of another type.
-    #[inline]
-    pub(crate) fn typed<T: 'static>(&mut self) -> Option<Typed<'_, T>> {
-        if self.kind.is::<T>() {
-            Some(Typed {
-                list: self,
-                _type: PhantomData,
-            })
-        } else {
-            None
-        }
     }
 
     /// Move every value of `other` (of the same kind) after these, leaving
@@ -255,38 +443,59 @@ impl Entries {
     }
 }
 
-/// An [`Entries`] whose values are known to be `T`s ([`Entries::typed`]).
-pub(crate) struct Typed<'a, T> {
-    list: &'a mut Entries,
-    _type: PhantomData<T>,
-}
-
-impl<T> Typed<'_, T> {
-    /// Append `value`, `bytes` big.
+impl Entries {
+    /// Append `value`, `bytes` big; given back if it is of another kind.
     #[inline]
-    pub(crate) fn push(&mut self, value: T, bytes: usize) {
-        let list = &mut *self.list;
-        let at = list.reserve_one();
+    pub(crate) fn push_moving<'v>(
+        &mut self,
+        value: Moving<'v>,
+        bytes: usize,
+    ) -> Result<(), Moving<'v>> {
+        if value.kind.id != self.kind.id {
+            return Err(value);
+        }
+        let at = self.reserve_one();
         // SAFETY: `at` is the free cell after the last value, inside the
-        // allocation (`reserve_one`), aligned for `T` (the list's kind is
-        // `T`'s: `Entries::typed`).
-        unsafe { at.cast::<T>().write(value) };
-        list.bytes.push(bytes);
+        // allocation (`reserve_one`), aligned for the list's kind, which is
+        // the value's; a distinct allocation from the value's place.
+        unsafe { value.move_to(at) };
+        self.bytes.push(bytes);
+        Ok(())
     }
 
-    /// Take the last value out, with its size; `None` if the list is empty.
+    /// Take the last value out, owned by the caller until it is done with
+    /// the list, with its size; `None` if the list is empty.
     #[inline]
-    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-    pub(crate) fn pop(&mut self) -> Option<(T, usize)> {
-        let list = &mut *self.list;
-        let Some(bytes) = list.bytes.pop() else {
-            return None;
-        };
-        // SAFETY: the cell at the old length held the last value, a `T`
-        // (`Entries::typed`); the length no longer counts it, so it is
-        // read once.
-        let value = unsafe { list.cell(list.len()).cast::<T>().read() };
+    pub(crate) fn pop_moving(&mut self) -> Option<(Moving<'_>, usize)> {
+        let bytes = self.bytes.pop()?;
+        // SAFETY: the cell at the old length held the last value, which the
+        // length no longer counts: the `Moving` alone owns it, and nothing
+        // writes the cell while the `Moving` borrows the list.
+        let value = unsafe { Moving::at(self.cell(self.len()), self.kind) };
         Some((value, bytes))
+    }
+
+    /// Move the last value into `out`, and its size out of the list;
+    /// `None` (and nothing moved) if the list is empty, or `out` is filled
+    /// or of another type.
+    #[inline]
+    pub(crate) fn pop_into(&mut self, out: &mut Out<'_>) -> Option<usize> {
+        if out.filled || out.id != self.kind.id {
+            return None;
+        }
+        let bytes = self.bytes.pop()?;
+        // SAFETY: the cell at the old length held the last value, which
+        // the length no longer counts: it is owned by the `Moving` alone.
+        let value = unsafe { Moving::at(self.cell(self.len()), self.kind) };
+        match out.fill(value) {
+            Ok(()) => Some(bytes),
+            // Checked above: never.
+            Err(value) => {
+                core::mem::forget(value);
+                self.bytes.push(bytes);
+                None
+            }
+        }
     }
 }
 
@@ -351,14 +560,20 @@ mod tests {
         Entries::new(Kind::of::<String>())
     }
 
-    fn push<T: 'static>(list: &mut Entries, value: T, bytes: usize) {
-        list.typed::<T>()
-            .expect("the list's type")
-            .push(value, bytes);
+    fn push<T: Send + 'static>(list: &mut Entries, value: T, bytes: usize) {
+        let mut place = MaybeUninit::uninit();
+        let pushed = list.push_moving(Moving::new(&mut place, value), bytes);
+        assert!(pushed.is_ok(), "the list's type");
     }
 
     fn pop<T: 'static>(list: &mut Entries) -> Option<(T, usize)> {
-        list.typed::<T>().expect("the list's type").pop()
+        let mut bytes = 0;
+        let value = fill_with::<T>(|out| {
+            if let Some(b) = list.pop_into(out) {
+                bytes = b;
+            }
+        });
+        value.map(|value| (value, bytes))
     }
 
     #[test]
@@ -375,11 +590,12 @@ mod tests {
     }
 
     #[test]
-    fn another_type_gets_no_view_and_no_values() {
+    fn another_type_gets_no_values_in_or_out() {
         let mut list = strings();
-        assert!(list.typed::<u64>().is_none());
-        assert!(list.typed::<Vec<u8>>().is_none());
+        let mut place = MaybeUninit::uninit();
+        assert!(list.push_moving(Moving::new(&mut place, 1_u64), 8).is_err());
         push(&mut list, String::from("x"), 1);
+        assert_eq!(pop::<Vec<u8>>(&mut list), None);
         assert_eq!(list.len(), 1);
         let mut other = Entries::new(Kind::of::<u64>());
         push(&mut other, 1_u64, 8);

@@ -27,8 +27,10 @@
 //! read-modify-write each on `returned`, so exactly one of them frees it
 //! (the loom model `a_lease_returned_as_its_cache_goes`).
 
+use super::erased::{Kind, Moving, Out};
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use core::alloc::Layout;
+use core::any::TypeId;
 use core::marker::PhantomData;
 use core::mem::{ManuallyDrop, MaybeUninit};
 use core::ptr::NonNull;
@@ -63,10 +65,10 @@ const ORPHAN: u64 = 1 << 63;
 #[cfg(poolable_loom)]
 pub(crate) static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-// Everything below that does not move a `T` is written without it, so that
-// a debug build compiles it once, not once per pooled type: the slots are
-// bytes, `size` bytes each, and only `Ledger<T>` and `Lease<T>` read and
-// write them as `T`.
+// Everything below is written without the value type, so that a debug
+// build compiles it once, not once per pooled type: the slots are bytes,
+// `size` bytes each, of one [`Kind`], and only [`Lease<T>`] (made once the
+// kind is checked to be `T`'s) reads and writes them as `T`.
 
 /// The slots of one thread cache (module docs): the cells, and what the
 /// ledger and its leases share. A cell holds a value only while its slot is
@@ -82,13 +84,15 @@ struct Slots {
     /// unlisted position).
     cells: NonNull<u8>,
     layout: Layout,
+    /// The values' kind: `size` bytes each.
+    kind: Kind,
     size: usize,
 }
 
 impl Slots {
-    /// Allocate the cells of `layout`, `size` bytes each (zero bytes: no
-    /// allocation).
-    fn new(layout: Layout, size: usize) -> NonNull<Slots> {
+    /// Allocate the cells of `layout`, for values of `kind` (zero bytes:
+    /// no allocation).
+    fn new(layout: Layout, kind: Kind) -> NonNull<Slots> {
         let cells = if layout.size() == 0 {
             NonNull::<u8>::dangling()
         } else {
@@ -105,7 +109,8 @@ impl Slots {
             orphaned: AtomicU64::new(0),
             cells,
             layout,
-            size,
+            kind,
+            size: kind.size(),
         })))
     }
 
@@ -172,9 +177,10 @@ struct List {
 }
 
 impl List {
-    /// A list of `count` slots (at most 63) of `size` bytes aligned to
-    /// `align`; none for a zero-sized value, or if their layout overflows.
-    fn new(count: usize, size: usize, align: usize) -> List {
+    /// A list of `count` slots (at most 63) for values of `kind`; none for
+    /// a zero-sized value, or if their layout overflows.
+    fn new(count: usize, kind: Kind) -> List {
+        let (size, align) = (kind.size(), kind.align());
         let count = if size == 0 { 0 } else { count.min(MAX_SLOTS) };
         let layout = size
             .checked_mul(count)
@@ -183,7 +189,7 @@ impl List {
             Some(layout) => (count, layout),
             None => (0, Layout::new::<()>()),
         };
-        let slots = Slots::new(layout, size);
+        let slots = Slots::new(layout, kind);
         let all = (1 << count) - 1;
         List {
             order: [slots.cast(); IDLE],
@@ -324,38 +330,51 @@ impl List {
 /// position past it holds the allocation's own address (`none`), so the
 /// list alone tells which slots are idle: `order[..len]` lists distinct
 /// idle slots, and no other slot.
-pub(crate) struct Ledger<T> {
+pub(crate) struct Ledger {
     list: List,
-    _values: PhantomData<T>,
 }
 
-// SAFETY: a ledger owns its idle slots' values (`T: Send` moves them across
-// threads with it) and shares the allocation only with leases, through
+// SAFETY: a ledger owns its idle slots' values, of a `Kind`, whose type is
+// `Send` (`Kind::of`), and shares the allocation only with leases, through
 // atomics and disjoint slots.
-unsafe impl<T: Send> Send for Ledger<T> {}
+unsafe impl Send for Ledger {}
 
-/// One leased slot: the value a guard holds, in place.
-pub struct Lease<T> {
+/// One leased slot, its value's type not named: what the thread tier hands
+/// out and takes back. A [`Lease`] once its kind is checked.
+pub(crate) struct RawLease {
     cell: NonNull<u8>,
     slots: NonNull<Slots>,
-    _value: PhantomData<T>,
 }
 
 // SAFETY: a lease is the only way to its slot (module docs), like an owned
-// `T` (`Send`) or a `&T` when shared (`Sync`); the allocation it points to
-// lives until every lease is returned.
+// value of its kind, whose type is `Send` (`Kind::of`); the allocation it
+// points to lives until every lease is returned.
+unsafe impl Send for RawLease {}
+
+/// One leased slot holding a `T`: the value a guard holds, in place.
+pub struct Lease<T> {
+    raw: RawLease,
+    _value: PhantomData<T>,
+}
+
+// SAFETY: as `RawLease`, for `T: Send`; shared (`Sync`), `&Lease<T>` gives
+// only `&T`.
 unsafe impl<T: Send> Send for Lease<T> {}
-// SAFETY: as above: `&Lease<T>` gives only `&T`.
+// SAFETY: as above.
 unsafe impl<T: Sync> Sync for Lease<T> {}
 
-impl<T> Ledger<T> {
-    /// A ledger of `n` slots (at most 63; none for a zero-sized `T`), every
-    /// one free.
-    pub(crate) fn new(n: usize) -> Self {
+impl Ledger {
+    /// A ledger of `n` slots (at most 63; none for a zero-sized kind) for
+    /// values of `kind`, every one free.
+    pub(crate) fn new(n: usize, kind: Kind) -> Self {
         Ledger {
-            list: List::new(n, size_of::<T>(), align_of::<T>()),
-            _values: PhantomData,
+            list: List::new(n, kind),
         }
+    }
+
+    /// The kind of the values.
+    fn kind(&self) -> Kind {
+        self.list.slots().kind
     }
 
     /// How many slots are free.
@@ -367,14 +386,13 @@ impl<T> Ledger<T> {
     /// Lease the newest idle value out, with its position; `None` if there
     /// is none.
     #[inline(always)]
-    pub(crate) fn pop(&mut self, len: &AtomicUsize) -> Option<(usize, Lease<T>)> {
+    pub(crate) fn pop(&mut self, len: &AtomicUsize) -> Option<(usize, RawLease)> {
         match self.list.pop(len) {
             Some((i, cell)) => Some((
                 i,
-                Lease {
+                RawLease {
                     cell,
                     slots: self.list.slots,
-                    _value: PhantomData,
                 },
             )),
             None => None,
@@ -387,7 +405,7 @@ impl<T> Ledger<T> {
     #[inline(always)]
     pub(crate) fn restore(
         &mut self,
-        lease: &mut Option<Lease<T>>,
+        lease: &mut Option<RawLease>,
         len: &AtomicUsize,
         cap: usize,
     ) -> Option<usize> {
@@ -403,52 +421,59 @@ impl<T> Ledger<T> {
         i
     }
 
-    /// Move the value in `value` into a free slot, listed as the newest
-    /// idle value, unless `len` is at `cap`. Its position; `None` (and the
-    /// value left in `value`) if there is no room or no free slot.
-    pub(crate) fn fill(
+    /// Move `value` into a free slot, listed as the newest idle value,
+    /// unless `len` is at `cap`. Its position; the value given back if
+    /// there is no room, no free slot, or it is of another kind.
+    pub(crate) fn fill<'v>(
         &mut self,
-        value: &mut Option<T>,
+        value: Moving<'v>,
         len: &AtomicUsize,
         cap: usize,
-    ) -> Option<usize> {
-        if value.is_none() {
-            return None;
+    ) -> Result<usize, Moving<'v>> {
+        if value.kind().id() != self.kind().id() {
+            return Err(value);
         }
-        let cell = self.list.vacant(len, cap)?;
-        if let Some(value) = value.take() {
-            // SAFETY: a vacant slot is free (it holds no value, and only the
-            // holder, `&mut self`, touches it), and a `T` cell.
-            unsafe { cell.cast::<T>().write(value) };
-        }
-        Some(self.list.listed(cell, len))
-    }
-
-    /// The value of `cell`, an idle slot's, moved out; the slot is free.
-    ///
-    /// The caller unlists `cell`, before the list is used again.
-    fn take_cell(&mut self, cell: NonNull<u8>) -> T {
-        self.list.free(cell);
-        // SAFETY: listed idle: it holds a value, and only the holder
-        // touches it.
-        unsafe { cell.cast::<T>().read() }
-    }
-
-    /// Move the newest idle value out, freeing its slot: its position and
-    /// the value; `None` if there is none.
-    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-    pub(crate) fn take_newest(&mut self, len: &AtomicUsize) -> Option<(usize, T)> {
-        // Unlisted by `pop`.
-        let Some((i, cell)) = self.list.pop(len) else {
-            return None;
+        let Some(cell) = self.list.vacant(len, cap) else {
+            return Err(value);
         };
-        Some((i, self.take_cell(cell)))
+        // SAFETY: a vacant slot is free (it holds no value, and only the
+        // holder, `&mut self`, touches it), a cell of the value's kind.
+        unsafe { value.move_to(cell) };
+        Ok(self.list.listed(cell, len))
     }
 
-    /// Move the values of the `n` oldest idle slots out, in order, freeing
-    /// the slots, as the iterator is advanced; the later ones move to the
-    /// front when it is dropped.
-    pub(crate) fn oldest<'l>(&'l mut self, n: usize, len: &'l AtomicUsize) -> Oldest<'l, T> {
+    /// The value of `cell`, an idle slot's, owned by the caller; the slot
+    /// is free.
+    ///
+    /// The caller unlists `cell` before the list is used again, and is
+    /// done with the value before then (the borrow of `self`).
+    fn take_cell(&mut self, cell: NonNull<u8>) -> Moving<'_> {
+        self.list.free(cell);
+        // SAFETY: listed idle: it holds a value of the kind, which only the
+        // holder touches; the slot is free now, and no value goes into it
+        // while the `Moving` borrows the ledger.
+        unsafe { Moving::at(cell, self.kind()) }
+    }
+
+    /// Move the newest idle value into `out`, freeing its slot: its
+    /// position; `None` (and nothing moved) if there is none, or `out` is
+    /// filled or of another type.
+    pub(crate) fn take_newest(&mut self, len: &AtomicUsize, out: &mut Out<'_>) -> Option<usize> {
+        if !out.accepts(&self.kind()) {
+            return None;
+        }
+        // Unlisted by `pop`.
+        let (i, cell) = self.list.pop(len)?;
+        // Accepted above: it cannot be given back (if it were, it would
+        // be dropped, not lost).
+        let _ = out.fill(self.take_cell(cell));
+        Some(i)
+    }
+
+    /// The values of the `n` oldest idle slots, moved out in order, freeing
+    /// the slots, as [`Oldest::next`] is called; the later ones move to
+    /// the front when it is dropped.
+    pub(crate) fn oldest<'l>(&'l mut self, n: usize, len: &'l AtomicUsize) -> Oldest<'l> {
         let limit = n.min(len.load(Ordering::Relaxed)).min(IDLE);
         Oldest {
             ledger: self,
@@ -460,43 +485,40 @@ impl<T> Ledger<T> {
 }
 
 /// See [`Ledger::oldest`].
-pub(crate) struct Oldest<'l, T> {
-    ledger: &'l mut Ledger<T>,
+pub(crate) struct Oldest<'l> {
+    ledger: &'l mut Ledger,
     len: &'l AtomicUsize,
     taken: usize,
     limit: usize,
 }
 
-impl<T> Oldest<'_, T> {
+impl Oldest<'_> {
     /// The list's length before the values taken leave it.
     pub(crate) fn len(&self) -> usize {
         self.len.load(Ordering::Relaxed).min(IDLE)
     }
-}
 
-impl<T> Iterator for Oldest<'_, T> {
-    type Item = T;
-
-    fn next(&mut self) -> Option<T> {
+    /// The next oldest value, owned by the caller; `None` after the `n`
+    /// asked for.
+    pub(crate) fn next(&mut self) -> Option<Moving<'_>> {
         if self.taken == self.limit {
             return None;
         }
         // Listed until `drop` unlists it, and taken once (`taken` only
         // grows).
         let cell = self.ledger.list.order[self.taken];
-        let value = self.ledger.take_cell(cell);
         self.taken += 1;
-        Some(value)
+        Some(self.ledger.take_cell(cell))
     }
 }
 
-impl<T> Drop for Oldest<'_, T> {
+impl Drop for Oldest<'_> {
     fn drop(&mut self) {
         self.ledger.list.unlist_front(self.taken, self.len);
     }
 }
 
-impl<T> Drop for Ledger<T> {
+impl Drop for Ledger {
     /// Drop the idle values and free the slots, or, with leases out, hand
     /// the slots to them (module docs).
     fn drop(&mut self) {
@@ -505,24 +527,76 @@ impl<T> Drop for Ledger<T> {
             let cell = core::mem::replace(&mut self.list.order[at], none);
             if cell != none {
                 // Unlisted first: the value's `Drop` may panic.
-                let _value = self.take_cell(cell);
+                drop(self.take_cell(cell));
             }
         }
         self.list.close();
     }
 }
 
+impl RawLease {
+    /// The lease as one of a `T`, if its value is one.
+    #[inline(always)]
+    pub(crate) fn typed<T: 'static>(self) -> Result<Lease<T>, RawLease> {
+        // SAFETY: the allocation lives while a lease does.
+        if unsafe { self.slots.as_ref() }.kind.id() == TypeId::of::<T>() {
+            Ok(Lease {
+                raw: self,
+                _value: PhantomData,
+            })
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Give `f` the value, owned, then return the slot (also if `f`
+    /// unwinds): the value leaves its slot, for a return that cannot list
+    /// it again.
+    pub(crate) fn moving<R>(self, f: impl FnOnce(Moving<'_>) -> R) -> R {
+        let this = ManuallyDrop::new(self);
+        let _release = Release(this.slots, this.cell);
+        // SAFETY: a leased slot holds a value of the kind, which only its
+        // lease touches, until `_release` returns the slot after `f`.
+        let kind = unsafe { this.slots.as_ref() }.kind;
+        f(unsafe { Moving::at(this.cell, kind) })
+    }
+}
+
+/// Returns a lease's slot when dropped.
+struct Release(NonNull<Slots>, NonNull<u8>);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        // SAFETY: the lease's slot, whose value is gone by now (moved out
+        // or dropped), never touched again by the lease.
+        unsafe { Slots::release(self.0, self.1) };
+    }
+}
+
+impl Drop for RawLease {
+    /// Drop the value in its slot (a panicking reset or drop: its `Drop`
+    /// wipes the slot itself, not a copy), then return the slot, also if
+    /// that `Drop` panics.
+    fn drop(&mut self) {
+        let _release = Release(self.slots, self.cell);
+        // SAFETY: as in `moving`; the slot is returned right after (by
+        // `_release`), and never read again.
+        let kind = unsafe { self.slots.as_ref() }.kind;
+        unsafe { kind.drop_at(self.cell) };
+    }
+}
+
 impl<T> Lease<T> {
     #[inline(always)]
     fn value(&self) -> *mut T {
-        self.cell.as_ptr() as *mut T
+        self.raw.cell.as_ptr() as *mut T
     }
 
     /// The value, in its slot.
     #[inline(always)]
     pub(crate) fn get(&self) -> &T {
-        // SAFETY: a leased slot holds a value, and is only reached through
-        // its lease, for as long as the lease lives.
+        // SAFETY: a leased slot holds a value, a `T` (checked in `typed`),
+        // and is only reached through its lease, for as long as it lives.
         unsafe { &*self.value() }
     }
 
@@ -533,6 +607,12 @@ impl<T> Lease<T> {
         unsafe { &mut *self.value() }
     }
 
+    /// The lease, its type no longer named.
+    #[inline(always)]
+    pub(crate) fn into_raw(self) -> RawLease {
+        self.raw
+    }
+
     /// Move the value out and return the slot.
     pub(crate) fn take(self) -> T {
         let this = ManuallyDrop::new(self);
@@ -540,7 +620,7 @@ impl<T> Lease<T> {
         // lease is not dropped (which would drop the value again).
         unsafe {
             let value = this.value().read();
-            Slots::release(this.slots, this.cell);
+            Slots::release(this.raw.slots, this.raw.cell);
             value
         }
     }
@@ -555,49 +635,42 @@ impl<T> Lease<T> {
         unsafe {
             let value = this.value().read();
             zeroize::Zeroize::zeroize(&mut *(this.value() as *mut MaybeUninit<T>));
-            Slots::release(this.slots, this.cell);
+            Slots::release(this.raw.slots, this.raw.cell);
             value
         }
-    }
-}
-
-impl<T> Drop for Lease<T> {
-    /// Drop the value in its slot (a panicking reset or drop: its `Drop`
-    /// wipes the slot itself, not a copy), then return the slot, also if
-    /// that `Drop` panics.
-    fn drop(&mut self) {
-        /// Returns the slot when dropped.
-        struct Release(NonNull<Slots>, NonNull<u8>);
-        impl Drop for Release {
-            fn drop(&mut self) {
-                // SAFETY: the lease's slot, whose value is dropped by now.
-                unsafe { Slots::release(self.0, self.1) };
-            }
-        }
-        let _release = Release(self.slots, self.cell);
-        // SAFETY: as in `get`; the slot is returned right after (by
-        // `_release`), and never read again.
-        unsafe { core::ptr::drop_in_place(self.value()) };
     }
 }
 
 #[cfg(all(test, not(poolable_loom)))]
 mod tests {
     use super::*;
-    use std::rc::Rc;
+    use crate::raw::erased::fill_with;
+    use std::sync::Arc;
+
+    /// Move `value` into a free slot of `ledger`: its position, if listed.
+    fn fill<T: Send + 'static>(ledger: &mut Ledger, value: T, len: &AtomicUsize) -> Option<usize> {
+        let mut place = MaybeUninit::uninit();
+        ledger.fill(Moving::new(&mut place, value), len, IDLE).ok()
+    }
+
+    /// The `T` in `value`.
+    fn value<T: 'static>(value: Moving<'_>) -> T {
+        fill_with::<T>(|out| assert!(out.fill(value).is_ok(), "a `T`")).expect("filled")
+    }
 
     /// A ledger and its list's length, with `n` values of `rc` listed.
-    fn ledger(rc: &Rc<()>, n: usize) -> (Ledger<Rc<()>>, AtomicUsize) {
-        let (mut ledger, len) = (Ledger::new(slots_for(8)), AtomicUsize::new(0));
+    fn ledger(rc: &Arc<()>, n: usize) -> (Ledger, AtomicUsize) {
+        let kind = Kind::of::<Arc<()>>();
+        let (mut ledger, len) = (Ledger::new(slots_for(8), kind), AtomicUsize::new(0));
         for i in 0..n {
-            assert_eq!(ledger.fill(&mut Some(Rc::clone(rc)), &len, IDLE), Some(i));
+            assert_eq!(fill(&mut ledger, Arc::clone(rc), &len), Some(i));
         }
         (ledger, len)
     }
 
     #[test]
     fn a_lease_given_back_is_listed_again_with_its_value_in_place() {
-        let rc = Rc::new(());
+        let rc = Arc::new(());
         let (mut ledger, len) = ledger(&rc, 2);
         let (at, lease) = ledger.pop(&len).expect("listed");
         assert_eq!((at, len.load(Ordering::Relaxed)), (1, 1));
@@ -606,16 +679,16 @@ mod tests {
         assert_eq!(ledger.restore(&mut lease, &len, IDLE), Some(1));
         assert!(lease.is_none());
         assert_eq!(ledger.list.order[1], cell, "the same slot, listed again");
-        assert_eq!(Rc::strong_count(&rc), 3);
+        assert_eq!(Arc::strong_count(&rc), 3);
         assert!(ledger.oldest(1, &len).next().is_some());
         assert_eq!(ledger.list.order[0], cell, "the rest moved down");
         assert_eq!(ledger.list.order[1], ledger.list.none());
-        assert_eq!(Rc::strong_count(&rc), 2);
+        assert_eq!(Arc::strong_count(&rc), 2);
     }
 
     #[test]
     fn another_ledgers_lease_or_a_full_list_is_refused() {
-        let rc = Rc::new(());
+        let rc = Arc::new(());
         let (mut a, a_len) = ledger(&rc, 1);
         let (mut b, b_len) = ledger(&rc, 0);
         let mut lease = a.pop(&a_len).map(|(_, lease)| lease);
@@ -629,49 +702,80 @@ mod tests {
         drop(lease);
         // Returned by its drop, the value dropped: free again once collected.
         assert_eq!(a.free_slots(), slots_for(8));
-        assert_eq!(Rc::strong_count(&rc), 1);
+        assert_eq!(Arc::strong_count(&rc), 1);
     }
 
     #[test]
     fn a_ledger_with_every_slot_leased_collects_returned_ones() {
-        let rc = Rc::new(());
+        let rc = Arc::new(());
         let (mut ledger, len) = ledger(&rc, 0);
         let mut leases = Vec::new();
         for _ in 0..slots_for(8) {
-            ledger
-                .fill(&mut Some(Rc::clone(&rc)), &len, IDLE)
-                .expect("free");
+            fill(&mut ledger, Arc::clone(&rc), &len).expect("free");
             leases.push(ledger.pop(&len).expect("listed").1);
         }
-        let mut value = Some(Rc::clone(&rc));
-        assert_eq!(
-            ledger.fill(&mut value, &len, IDLE),
-            None,
-            "every slot leased"
-        );
-        assert!(value.is_some());
-        drop(leases.pop().map(Lease::take));
-        assert_eq!(ledger.fill(&mut value, &len, IDLE), Some(0));
+        let mut place = MaybeUninit::uninit();
+        let refused = ledger.fill(Moving::new(&mut place, Arc::clone(&rc)), &len, IDLE);
+        let value = refused.expect_err("every slot leased");
+        assert_eq!(Arc::strong_count(&rc), 2 + slots_for(8), "given back");
+        let last = leases.pop().map(RawLease::typed::<Arc<()>>);
+        drop(last.map(|lease| lease.ok().map(Lease::take)));
+        assert_eq!(ledger.fill(value, &len, IDLE).ok(), Some(0));
         drop((leases, ledger));
-        assert_eq!(Rc::strong_count(&rc), 1);
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
+
+    #[test]
+    fn a_value_of_another_kind_is_given_back() {
+        let (mut ledger, len) = ledger(&Arc::new(()), 0);
+        let mut place = MaybeUninit::uninit();
+        let refused = ledger.fill(Moving::new(&mut place, 7_u64), &len, IDLE);
+        assert!(refused.is_err());
+        assert_eq!(len.load(Ordering::Relaxed), 0);
+        let lease = fill(&mut ledger, Arc::new(()), &len).and_then(|_| ledger.pop(&len));
+        let lease = lease.expect("listed").1;
+        assert!(lease.typed::<u64>().is_err(), "not a `u64` lease");
     }
 
     #[test]
     fn the_oldest_leave_in_order_and_the_rest_move_down() {
-        let values: Vec<_> = (0..4).map(Rc::new).collect();
-        let (mut ledger, len) = (Ledger::new(slots_for(8)), AtomicUsize::new(0));
+        let values: Vec<_> = (0..4).map(Arc::new).collect();
+        let kind = Kind::of::<Arc<i32>>();
+        let (mut ledger, len) = (Ledger::new(slots_for(8), kind), AtomicUsize::new(0));
         for v in &values {
-            ledger
-                .fill(&mut Some(Rc::clone(v)), &len, IDLE)
-                .expect("room");
+            fill(&mut ledger, Arc::clone(v), &len).expect("room");
         }
-        let taken: Vec<_> = ledger.oldest(3, &len).take(2).map(|v| *v).collect();
+        let mut taken = Vec::new();
+        let mut oldest = ledger.oldest(3, &len);
+        for _ in 0..2 {
+            taken.push(*value::<Arc<i32>>(oldest.next().expect("one of 3")));
+        }
+        drop(oldest);
         assert_eq!(taken, [0, 1]);
         assert_eq!(len.load(Ordering::Relaxed), 2);
-        let rest: Vec<_> = ledger.oldest(IDLE, &len).map(|v| *v).collect();
+        let mut rest = Vec::new();
+        let mut oldest = ledger.oldest(IDLE, &len);
+        while let Some(v) = oldest.next() {
+            rest.push(*value::<Arc<i32>>(v));
+        }
+        drop(oldest);
         assert_eq!(rest, [2, 3]);
         assert_eq!(ledger.free_slots(), slots_for(8));
-        assert!(values.iter().all(|v| Rc::strong_count(v) == 1));
+        assert!(values.iter().all(|v| Arc::strong_count(v) == 1));
+    }
+
+    #[test]
+    fn the_newest_is_taken_into_a_place_of_its_type_only() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 2);
+        let other = fill_with::<u64>(|out| assert_eq!(ledger.take_newest(&len, out), None));
+        assert_eq!((other, len.load(Ordering::Relaxed)), (None, 2));
+        let newest = fill_with::<Arc<()>>(|out| assert_eq!(ledger.take_newest(&len, out), Some(1)));
+        assert!(newest.is_some_and(|v| Arc::ptr_eq(&v, &rc)));
+        assert_eq!(len.load(Ordering::Relaxed), 1);
+        assert_eq!(ledger.free_slots(), slots_for(8) - 1);
+        drop(ledger);
+        assert_eq!(Arc::strong_count(&rc), 1);
     }
 
     /// A slot is known by its cell's address: for values of every size,
@@ -679,8 +783,8 @@ mod tests {
     /// have one address.)
     #[test]
     fn each_slot_is_found_again_from_its_cell() {
-        fn check<T>() {
-            let ledger = Ledger::<T>::new(slots_for(size_of::<T>()));
+        fn check<T: Send + 'static>() {
+            let ledger = Ledger::new(slots_for(size_of::<T>()), Kind::of::<T>());
             let slots = ledger.list.slots();
             for index in 0..ledger.list.all.count_ones() as usize {
                 assert_eq!(slots.index_of(slots.cell(index)), index);
@@ -694,11 +798,11 @@ mod tests {
 
     #[test]
     fn a_detached_value_leaves_its_slot_wiped_and_free() {
-        let (mut ledger, len) = (Ledger::new(slots_for(16)), AtomicUsize::new(0));
-        ledger
-            .fill(&mut Some([0x5a_u8; 16]), &len, IDLE)
-            .expect("room");
-        let (_, lease) = ledger.pop(&len).expect("listed");
+        let kind = Kind::of::<[u8; 16]>();
+        let (mut ledger, len) = (Ledger::new(slots_for(16), kind), AtomicUsize::new(0));
+        fill(&mut ledger, [0x5a_u8; 16], &len).expect("room");
+        let lease = ledger.pop(&len).expect("listed").1.typed::<[u8; 16]>();
+        let lease = lease.ok().expect("a `[u8; 16]`");
         let cell = lease.value();
         assert_eq!(lease.detach(), [0x5a; 16]);
         // SAFETY (test): the slot is free, the ledger untouched since; read
@@ -709,18 +813,30 @@ mod tests {
     }
 
     #[test]
+    fn a_value_moved_out_of_its_lease_returns_the_slot() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 1);
+        let lease = ledger.pop(&len).expect("listed").1;
+        let moved = lease.moving(value::<Arc<()>>);
+        assert!(Arc::ptr_eq(&moved, &rc));
+        assert_eq!(ledger.free_slots(), slots_for(8));
+        drop(moved);
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
+
+    #[test]
     fn the_last_lease_out_frees_the_slots_of_a_dropped_ledger() {
-        let rc = Rc::new(());
+        let rc = Arc::new(());
         let (mut ledger, len) = ledger(&rc, 3);
         let a = ledger.pop(&len).expect("listed").1;
         let b = ledger.pop(&len).expect("listed").1;
         drop(ledger); // drops the one still listed
-        assert_eq!(Rc::strong_count(&rc), 3);
+        assert_eq!(Arc::strong_count(&rc), 3);
         drop(a);
-        assert_eq!(Rc::strong_count(&rc), 2);
+        assert_eq!(Arc::strong_count(&rc), 2);
         // Miri reports a leak if the last one does not free the slots, and
         // a use after free if an earlier one did.
-        drop(b.take());
-        assert_eq!(Rc::strong_count(&rc), 1);
+        drop(b.typed::<Arc<()>>().ok().map(Lease::take));
+        assert_eq!(Arc::strong_count(&rc), 1);
     }
 }

@@ -1,7 +1,8 @@
 //! Every `unsafe` block of the crate, behind safe interfaces:
 //!
 //! - `erased`: lists of values that name their type only where a value
-//!   goes in or out (the shared tier's, and what decay drops);
+//!   goes in or out (the shared tier's, and what decay drops), and the
+//!   moved values and places the thread tier passes without naming it;
 //! - `fence`: the asymmetric fence pair (`membarrier(2)` on Linux);
 //! - `owned`: [`Tenant`](owned::Tenant), the thread tier's owner/reclaimer
 //!   protocol;
@@ -12,7 +13,6 @@
 //! - `memo`: the per-thread memo of generic derived types' pools;
 //! - `rebuild`: move a lock or cell out of a `&mut` and put a fresh one,
 //!   holding the same contents, back in its place;
-//! - `slot`: move a value between two `Option` slots with one copy.
 //!
 //! Each block carries a `// SAFETY:` note; the unit tests of the crate run
 //! under Miri in CI (`cargo +nightly miri test -p pool-runtime --lib`), and
@@ -25,5 +25,4 @@ pub(crate) mod memo;
 pub(crate) mod once;
 pub(crate) mod owned;
 pub(crate) mod rebuild;
-pub(crate) mod slot;
 pub(crate) mod table;

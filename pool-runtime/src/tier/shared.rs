@@ -16,16 +16,9 @@
 
 use crate::LOCAL_CACHE_MAX_BYTES;
 use crate::budget;
-use crate::raw::erased::{Entries, Kind};
+use crate::raw::erased::{Entries, Kind, Moving, Out};
 use crate::sync::{AtomicU64, CachePadded, Mutex, MutexGuard, Ordering, lock};
 use core::mem;
-
-/// A reset value and the bytes it keeps (heap bytes plus `size_of::<T>()`),
-/// measured once when it came back.
-pub(crate) struct Entry<T> {
-    pub(crate) value: T,
-    pub(crate) bytes: usize,
-}
 
 /// Values let go of, for the caller to drop outside every lock
 /// ([`Entries::drop_each`]).
@@ -36,7 +29,9 @@ pub(crate) type Dead = Entries;
 /// it is compiled once, not once per pooled type
 /// (`scripts/derive_cost.py`). A thread cache moves its values in and out
 /// through a [`Source`] ([`Shards::spill`]) and a [`Sink`]
-/// ([`Shards::refill`]), the two places that name the type.
+/// ([`Shards::refill`]), as [`Moving`] values. Each entry is a reset value
+/// and the bytes it keeps (heap bytes plus `size_of::<T>()`), measured once
+/// when it came back.
 pub(crate) struct Shard {
     current: Entries,
     victim: Entries,
@@ -71,86 +66,75 @@ impl Shard {
     }
 }
 
-/// Where a spill's entries come from ([`Shards::spill`]): any iterator
-/// of entries. A named trait rather than a `dyn FnMut`, whose vtable would
-/// compile two more shims per pooled type.
+/// Where a spill's entries come from ([`Shards::spill`]): a thread cache's
+/// oldest values.
 pub(crate) trait Source {
-    /// Move up to `k` entries into `list` (a shard's) while the budget
-    /// admits them (it may be passed by the last one: the check comes
-    /// before the entry's size is known). Returns how many moved.
-    fn admit(&mut self, list: &mut Entries, k: usize) -> usize;
+    /// The next entry: a value of the shards' kind and its size.
+    fn next_entry(&mut self) -> Option<(Moving<'_>, usize)>;
 }
 
-impl<T: 'static, I: Iterator<Item = Entry<T>>> Source for I {
-    fn admit(&mut self, list: &mut Entries, k: usize) -> usize {
-        // The list is of `T`s: the shards were made for the storage whose
-        // values these are.
-        let Some(mut list) = list.typed::<T>() else {
-            return 0;
+/// Move up to `k` entries of `from` into `list` (a shard's) while the
+/// budget admits them (it may be passed by the last one: the check comes
+/// before the entry's size is known). Returns how many moved.
+fn admit(from: &mut dyn Source, list: &mut Entries, k: usize) -> usize {
+    // The batch's bytes join the budget's count once, at the end: one
+    // write to its shared counter per batch, not one per entry. The check
+    // counts them meanwhile; another thread's check may miss them until
+    // then, which lets the budget be passed by at most a batch, as it may
+    // be by the last entry of one. (Wrapping sums, as the counter's own
+    // additions are.)
+    let (mut moved, mut bytes) = (0, 0usize);
+    while moved < k && budget::admits(bytes) {
+        let Some((value, size)) = from.next_entry() else {
+            break;
         };
-        // The batch's bytes join the budget's count once, at the end: one
-        // write to its shared counter per batch, not one per entry. The
-        // check counts them meanwhile; another thread's check may miss
-        // them until then, which lets the budget be passed by at most a
-        // batch, as it may be by the last entry of one. (Wrapping sums, as
-        // the counter's own additions are.)
-        let (mut moved, mut bytes) = (0, 0usize);
-        while moved < k && budget::admits(bytes) {
-            let Some(entry) = self.next() else { break };
-            bytes = bytes.wrapping_add(entry.bytes);
-            list.push(entry.value, entry.bytes);
-            moved += 1;
+        if let Err(value) = list.push_moving(value, size) {
+            // Of another kind: never (the thread cache is the storage's,
+            // whose kind the shards have). Kept out of the lists, and
+            // forgotten, not dropped: no user code runs under a shard's
+            // lock.
+            core::mem::forget(value);
+            break;
         }
-        if bytes != 0 {
-            budget::add(bytes);
-        }
-        moved
+        bytes = bytes.wrapping_add(size);
+        moved += 1;
     }
+    if bytes != 0 {
+        budget::add(bytes);
+    }
+    moved
 }
 
 /// Where a refill's entries go ([`Shards::refill`]).
 pub(crate) trait Sink {
-    /// Take up to `k` entries from the end of `list` (a shard's), each out
-    /// of the budget, stopping after one over [`LOCAL_CACHE_MAX_BYTES`]
-    /// (which no thread cache keeps). Returns how many, and whether it
-    /// stopped at such a one.
-    fn take(&mut self, list: &mut Entries, k: usize) -> (usize, bool);
+    /// Take `value`, `bytes` big, out of a shard's list.
+    fn put(&mut self, value: Moving<'_>, bytes: usize);
 }
 
-/// A [`Sink`] that hands each entry to its function.
-pub(crate) struct Each<T, F>(F, core::marker::PhantomData<T>);
-
-impl<T, F: FnMut(Entry<T>)> Each<T, F> {
-    pub(crate) fn new(into: F) -> Self {
-        Each(into, core::marker::PhantomData)
-    }
-}
-
-impl<T: 'static, F: FnMut(Entry<T>)> Sink for Each<T, F> {
-    fn take(&mut self, list: &mut Entries, k: usize) -> (usize, bool) {
-        let Some(mut list) = list.typed::<T>() else {
-            return (0, false);
+/// Take up to `k` entries from the end of `list` (a shard's) into `into`,
+/// each out of the budget, stopping after one over
+/// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). Returns how
+/// many, and whether it stopped at such a one.
+fn take(into: &mut dyn Sink, list: &mut Entries, k: usize) -> (usize, bool) {
+    // The entries leave the budget's count in one write at the end (as
+    // `admit` adds them).
+    let (mut moved, mut taken, mut large) = (0, 0usize, false);
+    while moved < k {
+        let Some((value, bytes)) = list.pop_moving() else {
+            break;
         };
-        // The entries leave the budget's count in one write at the end (as
-        // `Source::admit` adds them).
-        let (mut moved, mut taken, mut large) = (0, 0usize, false);
-        while moved < k {
-            let Some((value, bytes)) = list.pop() else {
-                break;
-            };
-            taken = taken.wrapping_add(bytes);
-            moved += 1;
-            (self.0)(Entry { value, bytes });
-            if bytes > LOCAL_CACHE_MAX_BYTES {
-                large = true;
-                break;
-            }
+        taken = taken.wrapping_add(bytes);
+        moved += 1;
+        into.put(value, bytes);
+        if bytes > LOCAL_CACHE_MAX_BYTES {
+            large = true;
+            break;
         }
-        if taken != 0 {
-            budget::sub(taken);
-        }
-        (moved, large)
     }
+    if taken != 0 {
+        budget::sub(taken);
+    }
+    (moved, large)
 }
 
 /// Entries leaving the shards for `dead`: their bytes leave the budget.
@@ -221,7 +205,7 @@ impl Shards {
             }
             let k = (n - moved).min(shard.room());
             if k > 0 {
-                moved += from.admit(&mut shard.current, k);
+                moved += admit(from, &mut shard.current, k);
             }
         }
         if moved < n && budget::admits(0) {
@@ -231,7 +215,7 @@ impl Shards {
             if generation.load(Ordering::Relaxed) == expected {
                 let k = shard.grow(n - moved).min(n - moved);
                 if k > 0 {
-                    moved += from.admit(&mut shard.current, k);
+                    moved += admit(from, &mut shard.current, k);
                 }
             }
         }
@@ -248,16 +232,18 @@ impl Shards {
         false
     }
 
-    /// Store one entry, or give it back if every shard is full.
-    pub(crate) fn push<T: 'static>(&self, home: usize, entry: Entry<T>) -> Result<(), Entry<T>> {
-        let Some(mut shard) = self.room_for(home, entry.bytes) else {
-            return Err(entry);
+    /// Store `value`, `bytes` big, or give it back if every shard is full.
+    pub(crate) fn push<'v>(
+        &self,
+        home: usize,
+        value: Moving<'v>,
+        bytes: usize,
+    ) -> Result<(), Moving<'v>> {
+        let Some(mut shard) = self.room_for(home, bytes) else {
+            return Err(value);
         };
-        let Some(mut list) = shard.current.typed::<T>() else {
-            return Err(entry);
-        };
-        list.push(entry.value, entry.bytes);
-        budget::add(entry.bytes);
+        shard.current.push_moving(value, bytes)?;
+        budget::add(bytes);
         Ok(())
     }
 
@@ -280,27 +266,20 @@ impl Shards {
         if shard.grow(1) > 0 { Some(shard) } else { None }
     }
 
-    /// Take the most recently returned entry: from the home shard, else
-    /// stolen from another.
-    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-    pub(crate) fn pop<T: 'static>(&self, home: usize) -> Option<Entry<T>> {
-        let Some(mut shard) = self.holding(home) else {
-            return None;
-        };
+    /// Move the most recently returned value into `out`: from the home
+    /// shard, else stolen from another. Its size; `None` if there is none
+    /// (or `out` is filled).
+    pub(crate) fn pop_into(&self, home: usize, out: &mut Out<'_>) -> Option<usize> {
+        let mut shard = self.holding(home)?;
         let shard = &mut *shard;
         let list = if shard.current.is_empty() {
             &mut shard.victim
         } else {
             &mut shard.current
         };
-        let Some(mut list) = list.typed::<T>() else {
-            return None;
-        };
-        let Some((value, bytes)) = list.pop() else {
-            return None;
-        };
+        let bytes = list.pop_into(out)?;
         budget::sub(bytes);
-        Some(Entry { value, bytes })
+        Some(bytes)
     }
 
     /// The first shard from `home` that holds an entry, locked.
@@ -391,7 +370,7 @@ impl Shards {
                 if moved == n || list.is_empty() {
                     continue;
                 }
-                let (got, large) = into.take(list, n - moved);
+                let (got, large) = take(into, list, n - moved);
                 moved += got;
                 if large {
                     // Too large for a thread cache: the refill ends with it.
@@ -432,11 +411,10 @@ impl Shards {
 mod tests {
     use super::*;
 
-    fn entry() -> Entry<()> {
-        Entry {
-            value: (),
-            bytes: 0,
-        }
+    /// Push a `()` into `shards`: whether it was kept.
+    fn push(shards: &Shards) -> bool {
+        let mut place = core::mem::MaybeUninit::uninit();
+        shards.push(0, Moving::new(&mut place, ()), 0).is_ok()
     }
 
     fn shards(cap: usize, ceiling: usize) -> Shards {
@@ -447,9 +425,9 @@ mod tests {
     fn a_full_shard_grows_to_its_ceiling_and_trims_halve_it_back() {
         let shards = shards(2, 8);
         for _ in 0..8 {
-            assert!(shards.push(0, entry()).is_ok());
+            assert!(push(&shards));
         }
-        assert!(shards.push(0, entry()).is_err(), "past the ceiling");
+        assert!(!push(&shards), "past the ceiling");
         let mut shard = lock(&shards.shards[0]);
         assert_eq!(shard.cap, 8);
         shard.shrink();
@@ -462,8 +440,8 @@ mod tests {
     #[test]
     fn a_fixed_shard_does_not_grow() {
         let shards = shards(2, 2);
-        assert!(shards.push(0, entry()).is_ok());
-        assert!(shards.push(0, entry()).is_ok());
-        assert!(shards.push(0, entry()).is_err());
+        assert!(push(&shards));
+        assert!(push(&shards));
+        assert!(!push(&shards));
     }
 }

@@ -6,25 +6,27 @@ use super::shared::{Dead, Shards};
 use super::thread::{Head, Retained, Stack};
 use crate::autocap::AutoCap;
 use crate::policy::Limits;
-use crate::raw::erased::Kind;
+use crate::raw::erased::{Check, Kind};
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::raw::table::Key;
 use crate::stats::{Counters, Event, SizeLog, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
 use once_cell::race::OnceBox;
 
-pub(crate) struct Storage<T: 'static> {
-    /// Everything that does not name `T`: limits, counters, the decay
-    /// generation, the name, the shared tier, the list of thread caches.
-    /// Its methods are compiled once, not once per pooled type (a debug
-    /// build compiles every method of `Storage<T>` again for each type
-    /// that uses a pool); `Storage<T>` derefs to it.
+/// A pool's storage. It does not name the value type: its values are of
+/// one [`Kind`], so that its code, and the thread tier's, is compiled once,
+/// not once per pooled type (a debug build compiles every generic function
+/// again for each type that uses a pool, `scripts/derive_cost.py`).
+pub(crate) struct Storage {
+    /// Limits, counters, the decay generation, the name, the shared tier,
+    /// the list of thread caches; `Storage` derefs to it.
     core: Core,
     /// This pool's place in each thread's table of thread caches.
-    pub(crate) key: Key<Stack<T>, Head<T>>,
-    /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`
-    /// (which runs where this module's generic code has no `T: Reset`).
-    pub(crate) is_reset: fn(&T) -> bool,
+    pub(crate) key: Key<Stack, Head>,
+    /// The values' kind: every thread cache's slots are of it.
+    pub(crate) kind: Kind,
+    /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`.
+    pub(crate) is_reset: Check,
 }
 
 /// A pool's storage, whatever its value type: what decay and the registry
@@ -33,7 +35,7 @@ pub(crate) trait AnyStorage: Send + Sync {
     fn core(&self) -> &Core;
 }
 
-impl<T: 'static> AnyStorage for Storage<T> {
+impl AnyStorage for Storage {
     fn core(&self) -> &Core {
         &self.core
     }
@@ -87,7 +89,7 @@ pub(crate) struct Core {
     value_size: usize,
 }
 
-impl<T> core::ops::Deref for Storage<T> {
+impl core::ops::Deref for Storage {
     type Target = Core;
 
     fn deref(&self) -> &Core {
@@ -254,27 +256,20 @@ impl Core {
     }
 }
 
-impl<T: 'static> Storage<T> {
-    /// The storage of a pool named `name`; `class` is the capacity of its
-    /// buffers, for a class of a `BufferPool`.
+impl Storage {
+    /// The storage of a pool of values of `kind` named `name`; `class` is
+    /// the capacity of its buffers, for a class of a `BufferPool`.
     pub(crate) fn new(
         limits: Limits,
         name: Box<str>,
         class: Option<usize>,
-        is_reset: fn(&T) -> bool,
-    ) -> Self
-    where
-        T: Send,
-    {
+        kind: Kind,
+        is_reset: Check,
+    ) -> Self {
         Storage {
             key: Key::new(),
-            core: Core::new(
-                limits,
-                name,
-                class,
-                core::mem::size_of::<T>(),
-                Kind::of::<T>(),
-            ),
+            core: Core::new(limits, name, class, kind.size(), kind),
+            kind,
             is_reset,
         }
     }

@@ -16,14 +16,20 @@
 //! operations, so a thread that stays alive but never uses the pool again
 //! does not keep them (the protocol is in `raw/owned.rs`). A thread's cache
 //! is flushed to the shards when the thread exits.
+//!
+//! Nothing here names the value type: values come in as [`Moving`] values
+//! or leased slots ([`RawLease`]), and go out into an [`Out`] place or as
+//! leases, all of one [`Kind`](crate::raw::erased::Kind), the storage's.
+//! So this module is compiled once, not once per pooled type: `Pool<T>`
+//! (`pool.rs`) is the one place that turns them back into `T`s.
 
-use super::shared::{Dead, Each, Entry};
+use super::shared::{Dead, Sink, Source};
 use super::storage::{Cache, Storage};
 use crate::policy::LOCAL_CACHE_SIZE;
-use crate::raw::lease::{self, IDLE, Lease, Ledger};
+use crate::raw::erased::{Moving, Out};
+use crate::raw::lease::{self, IDLE, Ledger, RawLease};
 use crate::raw::owned::{Fast, Fenced, Owner, Reclaim, Tenant};
-use crate::raw::slot::move_into;
-use crate::raw::table::{self, KeyCopy, Lookup, Numbers};
+use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::stats::{Counters, Event, Stats};
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
@@ -31,10 +37,10 @@ use core::cell::Cell;
 const _: () = assert!(LOCAL_CACHE_SIZE == IDLE, "a ledger lists a whole cache");
 
 /// One thread's cache for one pool.
-pub(crate) type ThreadCache<T> = Tenant<Stack<T>, Head<T>>;
+pub(crate) type ThreadCache = Tenant<Stack, Head>;
 
 /// The copy of its key a pool keeps for the fast lookup (`raw/table.rs`).
-pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
+pub(crate) type PoolKey = KeyCopy<Stack, Head>;
 
 /// The idle values of a thread cache, oldest first. Only the protocol's
 /// current holder (the owner, or a reclaimer) touches it, through a
@@ -47,8 +53,8 @@ pub(crate) type PoolKey<T> = KeyCopy<Stack<T>, Head<T>>;
 /// the slot back: the value stays where it is. (Moving it out to the guard
 /// and back cost two copies per get+drop, and a store-forwarding stall when
 /// the reset had just written small fields, `benches/paired.rs`.)
-pub(crate) struct Stack<T> {
-    ledger: Ledger<T>,
+pub(crate) struct Stack {
+    ledger: Ledger,
     /// The pool's `local_cap`, kept here so a return reads it from memory
     /// it touches anyway.
     cap: usize,
@@ -59,13 +65,13 @@ pub(crate) struct Stack<T> {
     generation: u64,
 }
 
-impl<T> Stack<T> {
-    fn new(cap: usize, slots: usize, generation: u64) -> Self {
+impl Stack {
+    fn new(storage: &Storage) -> Self {
         Stack {
-            ledger: Ledger::new(slots),
-            cap,
+            ledger: Ledger::new(storage.limits.slots, storage.kind),
+            cap: storage.limits.local_cap,
             aged: 0,
-            generation,
+            generation: storage.generation.load(Relaxed),
         }
     }
 }
@@ -105,8 +111,7 @@ impl Retained {
         self.get().1
     }
 
-    /// Add these counts to `stats`. (Here, not on the generic `Head`: a
-    /// debug build would compile them again for every pooled type.)
+    /// Add these counts to `stats`.
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
         let (len, bytes) = self.get();
         stats.retained += len;
@@ -115,14 +120,14 @@ impl Retained {
 }
 
 /// A [`Stack`] in its holder's hands, with its counts (in the [`Head`]).
-pub(crate) struct Held<'a, T> {
-    stack: &'a mut Stack<T>,
+pub(crate) struct Held<'a> {
+    stack: &'a mut Stack,
     retained: &'a Retained,
 }
 
-impl<'a, T> Held<'a, T> {
+impl<'a> Held<'a> {
     #[inline(always)]
-    pub(crate) fn new(stack: &'a mut Stack<T>, head: &'a Head<T>) -> Self {
+    pub(crate) fn new(stack: &'a mut Stack, head: &'a Head) -> Self {
         Held {
             stack,
             retained: &head.retained,
@@ -153,12 +158,9 @@ impl<'a, T> Held<'a, T> {
 
     /// Lease the newest value out, in its slot; `None` if empty.
     #[inline(always)]
-    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-    fn pop_lease(&mut self) -> Option<Lease<T>> {
+    fn pop_lease(&mut self) -> Option<RawLease> {
         let stack = &mut *self.stack;
-        let Some((i, lease)) = stack.ledger.pop(&self.retained.len) else {
-            return None;
-        };
+        let (i, lease) = stack.ledger.pop(&self.retained.len)?;
         // Pops come from the back: keep the aged prefix within the list.
         // (A branch, not `min`: the store is rare, a compare is all a pop
         // pays.)
@@ -172,7 +174,7 @@ impl<'a, T> Held<'a, T> {
     /// false (and `lease` left as it is) when the stack is full or the
     /// lease is not from this cache.
     #[inline(always)]
-    fn restore(&mut self, lease: &mut Option<Lease<T>>, bytes: usize) -> bool {
+    fn restore(&mut self, lease: &mut Option<RawLease>, bytes: usize) -> bool {
         let stack = &mut *self.stack;
         let Some(i) = stack.ledger.restore(lease, &self.retained.len, stack.cap) else {
             return false;
@@ -183,20 +185,16 @@ impl<'a, T> Held<'a, T> {
         true
     }
 
-    /// Move the value in `slot` onto the stack, into a free slot, leaving
-    /// `None`; false (and the value left in `slot`) when the stack is full
-    /// or every slot is taken.
+    /// Move `value` onto the stack, into a free slot; given back when the
+    /// stack is full or every slot is taken.
     #[inline]
-    fn push_from(&mut self, slot: &mut Option<T>, bytes: usize) -> bool {
+    fn push<'v>(&mut self, value: Moving<'v>, bytes: usize) -> Result<(), Moving<'v>> {
         let stack = &mut *self.stack;
-        debug_assert!(slot.is_some(), "a return pushes a value");
-        let Some(i) = stack.ledger.fill(slot, &self.retained.len, stack.cap) else {
-            return false;
-        };
+        let i = stack.ledger.fill(value, &self.retained.len, stack.cap)?;
         if let Some(size) = self.retained.sizes.get(i) {
             size.store(bytes, Relaxed);
         }
-        true
+        Ok(())
     }
 
     /// How many values a push can take now: room under the cap, in free
@@ -206,42 +204,22 @@ impl<'a, T> Held<'a, T> {
         under_cap.min(self.stack.ledger.free_slots())
     }
 
-    fn push(&mut self, entry: Entry<T>) -> Result<(), Entry<T>> {
-        let mut slot = Some(entry.value);
-        if self.push_from(&mut slot, entry.bytes) {
-            return Ok(());
-        }
-        match slot {
-            Some(value) => Err(Entry {
-                value,
-                bytes: entry.bytes,
-            }),
-            None => Ok(()),
-        }
-    }
-
-    fn pop(&mut self) -> Option<Entry<T>> {
+    /// Move the newest value into `out`; false if there is none (or `out`
+    /// is filled).
+    fn pop_into(&mut self, out: &mut Out<'_>) -> bool {
         let stack = &mut *self.stack;
-        // A `match`, not `?` on a `(usize, T)`: one instance less per
-        // pooled type.
-        match stack.ledger.take_newest(&self.retained.len) {
-            Some((i, value)) => {
-                if i < stack.aged {
-                    stack.aged = i;
-                }
-                let bytes = match self.retained.sizes.get(i) {
-                    Some(size) => size.load(Relaxed),
-                    None => 0,
-                };
-                Some(Entry { value, bytes })
-            }
-            None => None,
+        let Some(i) = stack.ledger.take_newest(&self.retained.len, out) else {
+            return false;
+        };
+        if i < stack.aged {
+            stack.aged = i;
         }
+        true
     }
 
     /// The `n` oldest entries, taken out in order as the iterator is
     /// advanced; the rest move to the front when it is dropped.
-    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_, T> {
+    pub(crate) fn oldest(&mut self, n: usize) -> Oldest<'_> {
         let stack = &mut *self.stack;
         Oldest {
             values: stack.ledger.oldest(n, &self.retained.len),
@@ -253,21 +231,16 @@ impl<'a, T> Held<'a, T> {
 }
 
 /// See [`Held::oldest`].
-pub(crate) struct Oldest<'h, T> {
-    values: lease::Oldest<'h, T>,
+pub(crate) struct Oldest<'h> {
+    values: lease::Oldest<'h>,
     sizes: &'h [AtomicUsize; LOCAL_CACHE_SIZE],
     aged: &'h mut usize,
     taken: usize,
 }
 
-impl<T> Iterator for Oldest<'_, T> {
-    type Item = Entry<T>;
-
-    #[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-    fn next(&mut self) -> Option<Entry<T>> {
-        let Some(value) = self.values.next() else {
-            return None;
-        };
+impl Source for Oldest<'_> {
+    fn next_entry(&mut self) -> Option<(Moving<'_>, usize)> {
+        let value = self.values.next()?;
         // Zeroed as it leaves, so that `stats()` does not count it here and
         // in the shards it goes to.
         let bytes = match self.sizes.get(self.taken) {
@@ -275,11 +248,11 @@ impl<T> Iterator for Oldest<'_, T> {
             None => 0,
         };
         self.taken += 1;
-        Some(Entry { value, bytes })
+        Some((value, bytes))
     }
 }
 
-impl<T> Drop for Oldest<'_, T> {
+impl Drop for Oldest<'_> {
     /// The sizes move down as the values' list does (when `values` is
     /// dropped, after this).
     fn drop(&mut self) {
@@ -293,10 +266,31 @@ impl<T> Drop for Oldest<'_, T> {
     }
 }
 
+/// A refill's [`Sink`]: each value onto the stack, and the one that finds
+/// no room into `out`.
+struct Refill<'h, 'a, 'o> {
+    stack: &'h mut Held<'a>,
+    out: &'h mut Out<'o>,
+}
+
+impl Sink for Refill<'_, '_, '_> {
+    fn put(&mut self, value: Moving<'_>, bytes: usize) {
+        let Err(value) = self.stack.push(value, bytes) else {
+            return;
+        };
+        if let Err(value) = self.out.fill(value) {
+            // Never: a refill asks for the room there is, or one value
+            // into an empty `out`. Forgotten, not dropped: no user code
+            // runs under a shard's lock.
+            core::mem::forget(value);
+        }
+    }
+}
+
 /// The shared half of a thread cache: what statistics and reclaimers read
 /// without the protocol.
-pub(crate) struct Head<T: 'static> {
-    pub(crate) storage: Arc<Storage<T>>,
+pub(crate) struct Head {
+    pub(crate) storage: Arc<Storage>,
     /// Written by whoever holds the stack, read by `stats()`.
     pub(crate) counters: Counters,
     /// The stack's counts (see [`Held`]).
@@ -305,10 +299,10 @@ pub(crate) struct Head<T: 'static> {
     home: usize,
 }
 
-impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
+impl table::Head<Stack> for Head {
     /// The thread is exiting: hand the idle values to the shards, so nothing
     /// stays stranded in a dead thread.
-    fn evict(owner: Owner<'_, Stack<T>, Self>) {
+    fn evict(owner: Owner<'_, Stack, Self>) {
         let head = owner.head();
         let storage = &head.storage;
         let dead = owner.slow(|stack, _| {
@@ -344,7 +338,7 @@ impl<T: Send + 'static> table::Head<Stack<T>> for Head<T> {
     }
 }
 
-impl<T: Send + 'static> Cache for ThreadCache<T> {
+impl Cache for ThreadCache {
     fn counters(&self) -> &Counters {
         &self.head.counters
     }
@@ -365,72 +359,48 @@ impl<T: Send + 'static> Cache for ThreadCache<T> {
     }
 }
 
-/// Take an idle value for the calling thread: on the fast path, the newest
-/// one in its cache, leased in its slot (returned); else into `out` (which
-/// is `None`), from the cache refilled from the shards ([`take_slow`]).
-/// Leaves both `None` on a miss (counted). `key` finds the cache; `storage`
-/// is reached only when the thread has none.
+/// The fast path of a get: the newest idle value of the calling thread's
+/// cache, leased in its slot, counted; `None` if the cache is empty, busy
+/// or has requests pending, or the thread has none (then the caller goes
+/// on to [`take_cached`]).
 #[inline(always)]
-pub(crate) fn take<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    out: &mut Option<T>,
-) -> Option<Lease<T>> {
-    let mut lease = None;
-    if table::with_near(key, |owner| pop(&owner, &mut lease)) != Some(true) {
-        // By value, not through `out`: `out`'s address stays unknown to
-        // other functions, so the compiler can build the guard in place.
-        move_into(out, &mut take_slow(key.numbers(), storage));
+pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
+    // Returned, not written into an `Option` outside: a lease has a `Drop`,
+    // and a write would first check the `Option` for one to drop.
+    let found = table::with_near(key, |owner| {
+        let head = owner.head();
+        owner.fast(|stack| {
+            let lease = Held::new(stack, head).pop_lease();
+            if lease.is_some() {
+                head.counters.add_owned(Event::Get, 1);
+            }
+            lease
+        })
+    });
+    match found {
+        Some(Fast::Done(lease)) => lease,
+        _ => None,
     }
-    lease
 }
 
 /// [`take`] for a caller that holds the value inline (a buffer pool's
-/// guard): into `out`, also on the fast path.
+/// guard): the newest value moved into `out`; false as [`take`] gives
+/// `None`.
 #[inline(always)]
-pub(crate) fn take_into<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    out: &mut Option<T>,
-) {
-    if table::with_near(key, |owner| pop_value(&owner, out)) != Some(true) {
-        move_into(out, &mut take_slow(key.numbers(), storage));
-    }
-}
-
-/// The fast path of a get: lease the newest value out, counted; false if
-/// the cache is empty, busy or has requests pending.
-#[inline(always)]
-fn pop<T: Send + 'static>(
-    owner: &Owner<'_, Stack<T>, Head<T>>,
-    lease: &mut Option<Lease<T>>,
-) -> bool {
-    fast_counted(owner, Event::Get, |held| {
-        *lease = held.pop_lease();
-        lease.is_some()
-    })
-}
-
-/// [`pop`] with the newest value moved out into `out`.
-#[inline(always)]
-fn pop_value<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, out: &mut Option<T>) -> bool {
-    fast_counted(owner, Event::Get, |held| match held.pop() {
-        Some(entry) => {
-            *out = Some(entry.value);
-            true
-        }
-        None => false,
-    })
+pub(crate) fn take_value(key: &impl Lookup<Stack, Head>, out: &mut Out<'_>) -> bool {
+    table::with_near(key, |owner| {
+        fast_counted(&owner, Event::Get, |held| held.pop_into(out))
+    }) == Some(true)
 }
 
 /// `op` on the cache on the owner's fast path, counted as `event` when it
 /// returns true; false if it returned false or the fast path was refused
 /// (busy, or requests pending).
 #[inline(always)]
-fn fast_counted<T: Send + 'static>(
-    owner: &Owner<'_, Stack<T>, Head<T>>,
+fn fast_counted(
+    owner: &Owner<'_, Stack, Head>,
     event: Event,
-    op: impl FnOnce(&mut Held<'_, T>) -> bool,
+    op: impl FnOnce(&mut Held<'_>) -> bool,
 ) -> bool {
     let head = owner.head();
     let done = owner.fast(|stack| {
@@ -443,156 +413,131 @@ fn fast_counted<T: Send + 'static>(
     matches!(done, Fast::Done(true))
 }
 
-/// [`take_into`] when the cache had nothing to pop: [`take_cached`]. A
-/// shim for each caller's `storage`, so that the hot path passes it in a
-/// register and the work is compiled once per pool type. The storage is
-/// reached here: a thread with a cache for the pool has made it already.
+/// A get that found nothing on the fast path: a key past the table's
+/// mirror, a thread with no cache for the pool (it links one), or a cache
+/// that is empty, busy or has requests pending ([`refill`]). An idle value
+/// goes into `out`; a miss (counted) leaves it empty.
 #[cold]
 #[inline(never)]
-fn take_slow<'a, T: Send + 'static>(
-    key: Numbers<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-) -> Option<T> {
-    take_cached(key, storage())
-}
-
-/// A get that found nothing to pop: a key past the table's mirror, a
-/// thread with no cache for the pool (it links one), or a cache that is
-/// empty, busy or has requests pending ([`refill`]).
-fn take_cached<T: Send + 'static>(
-    key: Numbers<Stack<T>, Head<T>>,
-    storage: &Arc<Storage<T>>,
-) -> Option<T> {
-    let mut out = None;
+pub(crate) fn take_cached(storage: &Arc<Storage>, out: &mut Out<'_>) {
     // The slow path's pop is `refill`'s: the fast one found the cache
     // empty, busy or with requests pending, or the key past the mirror.
-    let linked = table::with(&key, |owner| out = refill(&owner));
+    let linked = table::with(&storage.key, |owner| refill(&owner, out));
     if linked.is_none() {
-        out = take_without_cache(storage);
+        take_without_cache(storage, out);
     }
-    out
 }
 
 #[cold]
 #[inline(never)]
-fn refill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>) -> Option<T> {
+fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
     let head = owner.head();
     head.counters.add_owned(Event::Get, 1);
     let batch = head.storage.limits.local_cap.div_ceil(2);
-    let found = owner.slow(|stack, _| {
+    let dead = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
         let mut dead = head.storage.shards.dead();
         age(&mut stack, &head.storage, &mut dead);
-        // With no room (every slot leased), one value and no more, handed
-        // out at once.
-        let mut extra = None;
         if stack.len() == 0 {
             let generation = Some(stack.generation());
+            // With no room (every slot leased), one value and no more,
+            // handed out at once (into `out`). A value over the thread
+            // caches' limit is taken alone (the refill stops at it) and
+            // handed out at once: none stays here.
             let batch = batch.min(stack.room()).max(1);
-            // A value over the thread caches' limit is taken alone (the
-            // refill stops at it) and handed out at once: none stays here.
-            let into = &mut Each::new(|entry| {
-                // `batch` is the room there is, or one.
-                if let Err(entry) = stack.push(entry) {
-                    extra = Some(entry);
-                }
-            });
+            let into = &mut Refill {
+                stack: &mut stack,
+                out: &mut *out,
+            };
             head.storage
                 .shards
                 .refill(head.home, batch, generation, into);
         }
-        match extra {
-            Some(entry) => (Some(entry), dead),
-            None => (stack.pop(), dead),
+        if !out.is_filled() {
+            stack.pop_into(out);
         }
+        dead
     });
-    let (found, dead) = match found {
-        Some(found) => found,
+    let dead = match dead {
+        Some(dead) => dead,
         // Re-entered from a value's `Drop` inside an operation on this
         // cache: take straight from the shards.
-        None => (from_shards(&head.storage), head.storage.shards.dead()),
+        None => {
+            from_shards(&head.storage, out);
+            head.storage.shards.dead()
+        }
     };
-    if found.is_none() {
+    if !out.is_filled() {
         head.counters.add_owned(Event::Miss, 1);
     }
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &head.storage.counters);
-    match found {
-        Some(entry) => Some(entry.value),
-        None => None,
-    }
 }
 
 #[cold]
-fn take_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>) -> Option<T> {
+fn take_without_cache(storage: &Arc<Storage>, out: &mut Out<'_>) {
     if link(storage) {
         // The new cache is empty: straight to the slow path's refill.
-        return take_cached(storage.key.numbers(), storage);
+        return take_cached(storage, out);
     }
     storage.count(Event::Get, 1);
-    let found = match from_shards(storage) {
-        Some(entry) => Some(entry.value),
-        None => None,
-    };
-    if found.is_none() {
+    if !from_shards(storage, out) {
         storage.count(Event::Miss, 1);
     }
-    found
 }
 
-/// An idle value from the shards alone, counted as `event` if there is
-/// one; nothing is counted if there is none. For values that no thread
-/// cache keeps (over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)):
+/// An idle value from the shards alone into `out`, counted as `event` if
+/// there is one; nothing is counted if there is none. For values that no
+/// thread cache keeps (over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)):
 /// a get ([`Event::Get`]; the caller gets as usual if it finds none, which
 /// counts the get and its miss), or one the caller lets go of
 /// ([`Event::DroppedIdle`], dropped outside every lock).
-#[allow(clippy::question_mark)] // `?` on an option of `T`: two more functions per type
-pub(crate) fn take_idle<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) -> Option<T> {
-    let Some(found) = from_shards(storage) else {
-        return None;
-    };
-    count(storage, event);
-    Some(found.value)
-}
-
-fn from_shards<T: Send + 'static>(storage: &Storage<T>) -> Option<Entry<T>> {
-    storage.shards.pop(home_shard(storage.shards.len()))
-}
-
-/// Keep the reset value in `slot` (already checked against the size cap,
-/// `bytes` big) in the calling thread's cache, spilling half of it to the
-/// shards when full; drop it if there is no room anywhere. Leaves `None`.
-/// Everything but a push onto the cache is [`give_slow`], the last call.
-#[inline(always)]
-pub(crate) fn give_from<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    slot: &mut Option<T>,
-    bytes: usize,
-) {
-    if table::with_near(key, |owner| push(&owner, slot, bytes)) != Some(true) {
-        give_slow(key.numbers(), storage, slot, bytes);
+pub(crate) fn take_idle(storage: &Arc<Storage>, event: Event, out: &mut Out<'_>) {
+    if from_shards(storage, out) {
+        count(storage, event);
     }
 }
 
-/// [`give_from`] for a value leased from a thread cache ([`take`]), reset
-/// in its slot: give the slot back if it is this thread's cache's, else
-/// move the value out and return it as [`give_from`] does.
+/// An idle value from the shards into `out`: whether there was one.
+fn from_shards(storage: &Storage, out: &mut Out<'_>) -> bool {
+    storage
+        .shards
+        .pop_into(home_shard(storage.shards.len()), out)
+        .is_some()
+}
+
+/// The fast path of a return: push `value` (reset, already checked against
+/// the size cap, `bytes` big) onto the calling thread's cache, counted;
+/// given back if the cache is full, busy or has requests pending, or the
+/// thread has none (then the caller goes on to [`give_cached`]).
 #[inline(always)]
-pub(crate) fn give_lease<'a, T: Send + 'static>(
-    key: &impl Lookup<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    lease: Lease<T>,
+pub(crate) fn give<'v>(
+    key: &impl Lookup<Stack, Head>,
+    value: Moving<'v>,
+    bytes: usize,
+) -> Result<(), Moving<'v>> {
+    let mut value = Some(value);
+    table::with_near(key, |owner| push(&owner, &mut value, bytes));
+    match value {
+        Some(value) => Err(value),
+        None => Ok(()),
+    }
+}
+
+/// The fast path of a return of a value leased from a thread cache
+/// ([`take`]), reset in its slot: give the slot back if it is this
+/// thread's cache's. Leaves `None` if it did; else the caller goes on to
+/// [`give_lease_slow`].
+#[inline(always)]
+pub(crate) fn give_lease(
+    key: &impl Lookup<Stack, Head>,
+    lease: &mut Option<RawLease>,
     bytes: usize,
 ) {
-    let mut lease = Some(lease);
-    let restored = table::with_near(key, |owner| {
-        fast_counted(&owner, Event::Put, |held| held.restore(&mut lease, bytes))
+    table::with_near(key, |owner| {
+        fast_counted(&owner, Event::Put, |held| held.restore(lease, bytes))
     });
-    if restored != Some(true) {
-        give_lease_slow(key.numbers(), storage, lease, bytes);
-    }
 }
 
 /// [`give_lease`] when the slot could not be listed again: another
@@ -600,73 +545,58 @@ pub(crate) fn give_lease<'a, T: Send + 'static>(
 /// value leaves its slot for [`give_cached`], as any return's does.
 #[cold]
 #[inline(never)]
-fn give_lease_slow<'a, T: Send + 'static>(
-    key: Numbers<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    lease: Option<Lease<T>>,
-    bytes: usize,
-) {
-    if let Some(lease) = lease {
-        give_cached(key, storage(), &mut Some(lease.take()), bytes);
-    }
+pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: usize) {
+    lease.moving(|value| give_cached(storage, value, bytes));
 }
 
-/// The fast path of a return: push the value in `slot` onto the cache,
-/// counted; false (and the value left in `slot`) if the cache is full, busy
-/// or has requests pending.
+/// Push the value in `value` onto the cache, counted, leaving `None`;
+/// false (and the value left in `value`) if the cache is full, busy or has
+/// requests pending.
 #[inline(always)]
-fn push<T: Send + 'static>(
-    owner: &Owner<'_, Stack<T>, Head<T>>,
-    slot: &mut Option<T>,
-    bytes: usize,
-) -> bool {
-    fast_counted(owner, Event::Put, |held| held.push_from(slot, bytes))
-}
-
-/// [`give_from`] when the value could not be pushed onto the cache:
-/// [`give_cached`], through a shim as [`take_slow`] is.
-#[cold]
-#[inline(never)]
-fn give_slow<'a, T: Send + 'static>(
-    key: Numbers<Stack<T>, Head<T>>,
-    storage: impl Fn() -> &'a Arc<Storage<T>>,
-    slot: &mut Option<T>,
-    bytes: usize,
-) {
-    give_cached(key, storage(), slot, bytes);
+fn push(owner: &Owner<'_, Stack, Head>, value: &mut Option<Moving<'_>>, bytes: usize) -> bool {
+    fast_counted(owner, Event::Put, |held| {
+        let Some(v) = value.take() else {
+            return false;
+        };
+        match held.push(v, bytes) {
+            Ok(()) => true,
+            Err(v) => {
+                *value = Some(v);
+                false
+            }
+        }
+    })
 }
 
 /// A return that could not be pushed onto the cache: a key past the
 /// table's mirror, a thread with no cache for the pool (it links one), or
 /// a cache that is full, busy or has requests pending ([`spill`]).
-fn give_cached<T: Send + 'static>(
-    key: Numbers<Stack<T>, Head<T>>,
-    storage: &Arc<Storage<T>>,
-    slot: &mut Option<T>,
-    bytes: usize,
-) {
-    let linked = table::with(&key, |owner| {
-        if !push(&owner, slot, bytes) {
-            if let Some(value) = slot.take() {
-                spill(&owner, Entry { value, bytes });
+#[cold]
+#[inline(never)]
+pub(crate) fn give_cached(storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
+    let mut value = Some(value);
+    let linked = table::with(&storage.key, |owner| {
+        if !push(&owner, &mut value, bytes) {
+            if let Some(value) = value.take() {
+                spill(&owner, value, bytes);
             }
         }
     });
     // Only a thread with no cache for the pool still has the value.
     if linked.is_none() {
-        if let Some(value) = slot.take() {
-            give_without_cache(storage, Entry { value, bytes });
+        if let Some(value) = value.take() {
+            give_without_cache(storage, value, bytes);
         }
     }
 }
 
 #[cold]
 #[inline(never)]
-fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T>) {
+fn spill(owner: &Owner<'_, Stack, Head>, value: Moving<'_>, bytes: usize) {
     let head = owner.head();
     head.counters.add_owned(Event::Put, 1);
     let cap = head.storage.limits.local_cap;
-    let mut entry = Some(entry);
+    let mut value = Some(value);
     let dead = owner.slow(|stack, _| {
         let mut stack = Held::new(stack, head);
         let storage = &head.storage;
@@ -678,9 +608,9 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
             // two-trim rule says: decay can be late, never early.
             spill_oldest(storage, head.home, &mut stack, cap.div_ceil(2));
         }
-        if let Some(e) = entry.take() {
-            if let Err(e) = stack.push(e) {
-                entry = Some(e);
+        if let Some(v) = value.take() {
+            if let Err(v) = stack.push(v, bytes) {
+                value = Some(v);
             }
         }
         dead
@@ -692,60 +622,57 @@ fn spill<T: Send + 'static>(owner: &Owner<'_, Stack<T>, Head<T>>, entry: Entry<T
     head.counters
         .add_owned(Event::DroppedIdle, dead.len() as u64);
     drop_each(dead, &head.storage.counters);
-    if let Some(entry) = entry {
+    if let Some(value) = value {
         // The cache is busy (a return from inside a value's `Drop` during
         // one of its operations) or had no room: try the shards.
-        keep_in_shards(&head.storage, entry, &head.counters);
+        keep_in_shards(&head.storage, value, bytes, &head.counters);
     }
 }
 
 /// The last resort of a return: a shard, else drop the value here. Its own
 /// `Drop` may panic into the caller, as dropping it by hand would.
-fn keep_in_shards<T: Send + 'static>(storage: &Storage<T>, entry: Entry<T>, counters: &Counters) {
+fn keep_in_shards(storage: &Storage, value: Moving<'_>, bytes: usize, counters: &Counters) {
     let kept = if storage.limits.chaos && crate::policy::chaos_drop() {
-        Err(entry)
+        Err(value)
     } else {
-        storage.shards.push(home_shard(storage.shards.len()), entry)
+        storage
+            .shards
+            .push(home_shard(storage.shards.len()), value, bytes)
     };
-    if let Err(entry) = kept {
+    if let Err(value) = kept {
         counters.add_shared(Event::DroppedFull, 1);
-        drop(entry.value);
+        drop(value);
     }
 }
 
 #[cold]
-fn give_without_cache<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
+fn give_without_cache(storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
     if link(storage) {
         // The new cache is empty: straight to the slow path's push.
-        return give_cached(
-            storage.key.numbers(),
-            storage,
-            &mut Some(entry.value),
-            entry.bytes,
-        );
+        return give_cached(storage, value, bytes);
     }
-    give_shared(storage, entry);
+    give_shared(storage, value, bytes);
 }
 
 /// Keep a return in the shards, not in a thread cache: a thread without
 /// one, or a value over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
 #[cold]
-pub(crate) fn give_shared<T: Send + 'static>(storage: &Arc<Storage<T>>, entry: Entry<T>) {
+pub(crate) fn give_shared(storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
     // Under chaos every return comes here (no thread caches): verify the
     // reset, as debug builds do in `Pool::put_from`, and count a dirty
     // value as they do, a `dropped_panic` and not a put.
-    if storage.limits.chaos && !(storage.is_reset)(&entry.value) {
+    if storage.limits.chaos && value.passes(&storage.is_reset) == Some(false) {
         storage.count(Event::DroppedPanic, 1);
-        drop(entry.value);
-        crate::reset::not_reset::<T>();
+        drop(value);
+        crate::reset::not_reset_named(storage.is_reset.type_name);
     }
     storage.count(Event::Put, 1);
-    keep_in_shards(storage, entry, &storage.counters);
+    keep_in_shards(storage, value, bytes, &storage.counters);
 }
 
 /// Count an event on the calling thread's counters (or the pool's, when it
 /// has no cache).
-pub(crate) fn count<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) {
+pub(crate) fn count(storage: &Arc<Storage>, event: Event) {
     if table::with(&storage.key, |owner| {
         owner.head().counters.add_owned(event, 1)
     })
@@ -760,16 +687,12 @@ pub(crate) fn count<T: Send + 'static>(storage: &Arc<Storage<T>>, event: Event) 
 /// thread is exiting.
 #[cold]
 #[inline(never)]
-fn link<T: Send + 'static>(storage: &Arc<Storage<T>>) -> bool {
+fn link(storage: &Arc<Storage>) -> bool {
     if storage.limits.local_cap == 0 || storage.is_closed() {
         return false;
     }
     let cache = Arc::new(Tenant::new(
-        Stack::new(
-            storage.limits.local_cap,
-            storage.limits.slots,
-            storage.generation.load(Relaxed),
-        ),
+        Stack::new(storage),
         Head {
             storage: Arc::clone(storage),
             counters: Counters::new(),
@@ -801,8 +724,7 @@ crate::sync::thread_local_const! {
     static THREAD_INDEX: Cell<usize> = Cell::new(usize::MAX);
 }
 
-/// The home shard of the calling thread, among `shards` (not generic: it
-/// would be compiled again for every pooled type).
+/// The home shard of the calling thread, among `shards`.
 fn home_shard(shards: usize) -> usize {
     #[cfg(not(poolable_loom))]
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -825,7 +747,7 @@ fn home_shard(shards: usize) -> usize {
 /// Bring a thread cache to the pool's current generation, the thread tier's
 /// part of the two-trim rule (`decay.rs`); what decayed goes to `dead`, for
 /// the caller to drop after it lets go of the cache.
-pub(crate) fn age<T: 'static>(stack: &mut Held<'_, T>, storage: &Storage<T>, dead: &mut Dead) {
+pub(crate) fn age(stack: &mut Held<'_>, storage: &Storage, dead: &mut Dead) {
     let now = storage.generation.load(crate::sync::Ordering::Acquire);
     let steps = now.wrapping_sub(stack.generation());
     let n = match steps {
@@ -842,18 +764,21 @@ pub(crate) fn age<T: 'static>(stack: &mut Held<'_, T>, storage: &Storage<T>, dea
 }
 
 /// Move the `n` oldest values of `stack` into `dead`.
-fn bury<T: 'static>(dead: &mut Dead, stack: &mut Held<'_, T>, n: usize) {
-    // The list is of `T`s: it came from `Shards::dead` of this storage.
-    if let Some(mut dead) = dead.typed() {
-        for entry in stack.oldest(n) {
-            dead.push(entry.value, entry.bytes);
+fn bury(dead: &mut Dead, stack: &mut Held<'_>, n: usize) {
+    let mut oldest = stack.oldest(n);
+    while let Some((value, bytes)) = oldest.next_entry() {
+        if let Err(value) = dead.push_moving(value, bytes) {
+            // Never: `dead` came from `Shards::dead` of this storage, of
+            // its kind. Forgotten, not dropped: the caller holds the
+            // cache.
+            core::mem::forget(value);
         }
     }
 }
 
 /// Move the `n` oldest values of `stack` into the shards of `storage`
 /// (home shard first), if no decay step began since the stack was aged.
-fn spill_oldest<T: 'static>(storage: &Storage<T>, home: usize, stack: &mut Held<'_, T>, n: usize) {
+fn spill_oldest(storage: &Storage, home: usize, stack: &mut Held<'_>, n: usize) {
     let generation = stack.generation();
     storage.shards.spill(
         home,
@@ -877,44 +802,69 @@ pub(crate) fn drop_each(dead: Dead, counters: &Counters) {
 mod tests {
     use super::*;
     use crate::policy::{Limits, Mode, Policy};
+    use crate::raw::erased::{Check, Kind, fill_with};
+    use core::mem::MaybeUninit;
     use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// The storage of a pool of `T`s under `limits`.
+    fn storage<T: crate::Reset + Send + 'static>(limits: Limits, name: &str) -> Arc<Storage> {
+        let (kind, check) = (Kind::of::<T>(), Check::is_reset::<T>());
+        Arc::new(Storage::new(limits, name.into(), None, kind, check))
+    }
+
+    /// Push `value` onto `held`: whether it took it.
+    fn push(held: &mut Held<'_>, value: u32, bytes: usize) -> bool {
+        let mut place = MaybeUninit::uninit();
+        held.push(Moving::new(&mut place, value), bytes).is_ok()
+    }
+
+    /// The next `n` oldest of `held`, with their sizes.
+    fn oldest(held: &mut Held<'_>, n: usize, take: usize) -> Vec<(u32, usize)> {
+        let mut oldest = held.oldest(n);
+        let mut taken = Vec::new();
+        for _ in 0..take {
+            let Some((value, bytes)) = oldest.next_entry() else {
+                break;
+            };
+            let value = fill_with::<u32>(|out| assert!(out.fill(value).is_ok()));
+            taken.push((value.expect("a `u32`"), bytes));
+        }
+        taken
+    }
+
+    /// Give `value` back as a thread without a cache does.
+    fn give(storage: &Arc<Storage>, value: Vec<u8>, bytes: usize) {
+        let mut place = MaybeUninit::uninit();
+        give_without_cache(storage, Moving::new(&mut place, value), bytes);
+    }
 
     /// The sizes `stats()` sums follow their values: through pushes, pops,
     /// and the oldest leaving with the rest moving to the front.
     #[test]
     fn retained_sizes_follow_their_values() {
-        let limits = Limits::resolve(Policy::DEFAULT, 2, 24);
-        let storage = Arc::new(Storage::new(limits, "sizes".into(), None, |_: &u32| true));
+        let storage = storage::<u32>(Limits::resolve(Policy::DEFAULT, 2, 24), "sizes");
         let head = Head {
             storage: Arc::clone(&storage),
             counters: Counters::new(),
             retained: Retained::default(),
             home: 0,
         };
-        let mut stack = Stack::new(LOCAL_CACHE_SIZE, LOCAL_CACHE_SIZE, 0);
+        let mut stack = Stack::new(&storage);
         let mut held = Held::new(&mut stack, &head);
         for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
-            assert!(held.push(Entry { value, bytes }).is_ok());
+            assert!(push(&mut held, value, bytes));
         }
         assert_eq!(head.retained.get(), (4, 100));
-        let out = held.pop().map(|e| (e.value, e.bytes));
-        assert_eq!(out, Some((4, 40)));
+        let out = fill_with::<u32>(|out| assert!(held.pop_into(out)));
+        assert_eq!(out, Some(4));
         assert_eq!(head.retained.get(), (3, 60));
 
         // One of the two oldest is taken, then the iterator is dropped.
-        let taken: Vec<_> = held.oldest(2).take(1).map(|e| (e.value, e.bytes)).collect();
-        assert_eq!(taken, [(1, 10)]);
+        assert_eq!(oldest(&mut held, 2, 1), [(1, 10)]);
         assert_eq!(head.retained.get(), (2, 50));
-        assert!(
-            held.push(Entry {
-                value: 5,
-                bytes: 50
-            })
-            .is_ok()
-        );
+        assert!(push(&mut held, 5, 50));
         assert_eq!(head.retained.get(), (3, 100));
-        let rest: Vec<_> = held.oldest(3).map(|e| (e.value, e.bytes)).collect();
-        assert_eq!(rest, [(2, 20), (3, 30), (5, 50)]);
+        assert_eq!(oldest(&mut held, 3, 3), [(2, 20), (3, 30), (5, 50)]);
         assert_eq!(head.retained.get(), (0, 0));
     }
 
@@ -926,19 +876,13 @@ mod tests {
     #[test]
     fn under_chaos_a_dirty_return_is_counted_once() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Arc::new(Storage::new(limits, "chaos".into(), None, |v: &Vec<u8>| {
-            v.is_empty()
-        }));
+        let storage = storage::<Vec<u8>>(limits, "chaos");
         // Two guards out; one comes back dirty.
         for _ in 0..2 {
             storage.count(Event::Get, 1);
             storage.count(Event::Miss, 1);
         }
-        let dirty = Entry {
-            value: vec![1_u8],
-            bytes: 25,
-        };
-        let returned = catch_unwind(AssertUnwindSafe(|| give_without_cache(&storage, dirty)));
+        let returned = catch_unwind(AssertUnwindSafe(|| give(&storage, vec![1_u8], 25)));
         assert!(returned.is_err(), "a dirty return is reported");
         let stats = storage.stats();
         assert_eq!((stats.puts, stats.dropped_panic), (0, 1), "{stats}");
@@ -951,14 +895,8 @@ mod tests {
     #[test]
     fn under_chaos_a_return_that_is_not_reset_is_dropped_counted_and_reported() {
         let limits = Limits::resolve(Policy::DEFAULT, 2, 24).with_mode(Mode::Chaos);
-        let storage = Arc::new(Storage::new(limits, "chaos".into(), None, |v: &Vec<u8>| {
-            v.is_empty()
-        }));
-        let dirty = Entry {
-            value: vec![1_u8],
-            bytes: 25,
-        };
-        let kept = catch_unwind(AssertUnwindSafe(|| give_without_cache(&storage, dirty)));
+        let storage = storage::<Vec<u8>>(limits, "chaos");
+        let kept = catch_unwind(AssertUnwindSafe(|| give(&storage, vec![1_u8], 25)));
         let message = kept.expect_err("a dirty return is reported");
         let message = message
             .downcast_ref::<String>()
@@ -969,11 +907,7 @@ mod tests {
 
         // A clean one is kept, or dropped at random by chaos: never reported.
         for _ in 0..100 {
-            let clean = Entry {
-                value: Vec::new(),
-                bytes: 24,
-            };
-            give_without_cache(&storage, clean);
+            give(&storage, Vec::new(), 24);
         }
         assert_eq!(storage.stats().dropped_panic, 1);
     }
