@@ -200,12 +200,13 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
     /// secret in the guard's memory, which a boxed guard then frees.
     #[cold]
     #[inline(never)]
+    #[allow(clippy::redundant_pattern_matching)] // `is_some`: one more function per type
     fn drop_in_panic(&mut self) {
         if let Some(lease) = self.lease.take() {
             self.pool.count_panicked();
             // Dropped in its slot, which is then returned.
-            drop(lease);
-        } else if self.value.is_some() {
+            let _dropped = lease;
+        } else if let Some(_) = &*self.value {
             self.pool.count_panicked();
             *self.value = None;
         }

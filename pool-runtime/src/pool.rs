@@ -12,7 +12,7 @@ use crate::raw::erased::{self, Check, Kind, Moving};
 use crate::raw::lease::{Lease, RawLease};
 use crate::raw::once::OnceArc;
 use crate::registry;
-use crate::reset::not_reset;
+use crate::reset::not_reset_named;
 use crate::stats::{Event, Stats};
 use crate::sync::Arc;
 use crate::tier::storage::Storage;
@@ -90,6 +90,12 @@ use core::ops::Deref;
 /// ```
 pub struct Pool<T: 'static> {
     new: New<T>,
+    core: PoolCore,
+}
+
+/// Everything of a [`Pool`] that does not name `T`, and the work on it:
+/// compiled once, not once per pooled type (`scripts/derive_cost.py`).
+struct PoolCore {
     policy: Policy,
     /// What [`pools`](crate::pools) calls it.
     name: Name,
@@ -101,6 +107,87 @@ pub struct Pool<T: 'static> {
     /// A copy of the storage's key, beside the policy: the fast path finds
     /// the thread's cache without reaching the storage first.
     key: thread::PoolKey,
+}
+
+/// What a pool's storage needs of its value type, `T`: asked for once, when
+/// the storage is made ([`PoolCore::storage`]).
+struct Meta {
+    kind: Kind,
+    check: Check,
+    type_name: &'static str,
+}
+
+impl Meta {
+    fn of<T: Reset + Send + 'static>() -> Meta {
+        Meta {
+            kind: Kind::of::<T>(),
+            check: Check::is_reset::<T>(),
+            type_name: core::any::type_name::<T>(),
+        }
+    }
+}
+
+impl PoolCore {
+    /// The storage, made on first use from `meta`.
+    #[inline(always)]
+    fn storage(&self, meta: fn() -> Meta) -> &Arc<Storage> {
+        match self.storage.get() {
+            Some(storage) => storage,
+            None => self.init_storage(meta),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn init_storage(&self, meta: fn() -> Meta) -> &Arc<Storage> {
+        let meta = meta();
+        let limits = Limits::resolve(self.policy, policy::cpus(), meta.kind.size())
+            .with_mode(policy::mode());
+        let storage = Arc::new(Storage::new(
+            limits,
+            self.name.render(meta.type_name),
+            self.name.class(),
+            meta.kind,
+            meta.check,
+        ));
+        registry::register(&storage);
+        let storage = self.storage.set(storage);
+        // After the race: every thread that got here copies the winner's key.
+        self.key.set(&storage.key);
+        storage
+    }
+
+    /// Count `event` on the calling thread's counters.
+    fn count(&self, meta: fn() -> Meta, event: Event) {
+        thread::count(self.storage(meta), event);
+    }
+
+    /// A return that could not be pushed onto the thread's cache
+    /// (`tier::thread::give_cached`).
+    #[cold]
+    #[inline(never)]
+    fn give_slow(&self, meta: fn() -> Meta, value: Moving<'_>, bytes: usize) {
+        thread::give_cached(self.storage(meta), value, bytes);
+    }
+
+    /// A leased value whose slot could not be listed again
+    /// (`tier::thread::give_lease_slow`).
+    #[cold]
+    #[inline(never)]
+    fn give_lease_slow(&self, meta: fn() -> Meta, lease: RawLease, bytes: usize) {
+        thread::give_lease_slow(self.storage(meta), lease, bytes);
+    }
+
+    /// Keep `value`, reset, `bytes` big and within the cap: in the thread
+    /// tier, or the shared tier if it is over
+    /// [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
+    fn keep(&self, storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
+        if bytes > crate::LOCAL_CACHE_MAX_BYTES {
+            thread::give_shared(storage, value, bytes);
+        } else if let Err(value) = thread::give(&self.key, value, bytes) {
+            thread::give_cached(storage, value, bytes);
+        }
+    }
 }
 
 /// A pool's name in [`pools`](crate::pools) and [`report`](crate::report).
@@ -220,10 +307,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     const fn built_by(new: New<T>) -> Self {
         Pool {
             new,
-            policy: Policy::DEFAULT,
-            name: Name::Type,
-            storage: OnceArc::new(),
-            key: thread::PoolKey::new(),
+            core: PoolCore {
+                policy: Policy::DEFAULT,
+                name: Name::Type,
+                storage: OnceArc::new(),
+                key: thread::PoolKey::new(),
+            },
         }
     }
 
@@ -241,7 +330,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().dropped_full, 1);
     /// ```
     pub const fn max_retained(mut self, n: usize) -> Self {
-        self.policy.max_retained = Some(n);
+        self.core.policy.max_retained = Some(n);
         self
     }
 
@@ -257,7 +346,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().retained, 0);
     /// ```
     pub const fn max_bytes(mut self, bytes: usize) -> Self {
-        self.policy.set_max_bytes(bytes);
+        self.core.policy.set_max_bytes(bytes);
         self
     }
 
@@ -287,7 +376,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(BUFS.max_bytes_now(), poolable::AUTO_CAP_FLOOR);
     /// ```
     pub const fn max_bytes_auto(mut self) -> Self {
-        self.policy.auto_cap = true;
+        self.core.policy.auto_cap = true;
         self
     }
 
@@ -301,7 +390,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.max_bytes_now(), 1024);
     /// ```
     pub fn max_bytes_now(&self) -> usize {
-        self.storage().max_bytes()
+        self.core.storage(Self::META).max_bytes()
     }
 
     /// What to do with a returned value over the size cap: drop it (the
@@ -318,36 +407,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(BODIES.get().capacity() <= 1024);
     /// ```
     pub const fn oversize(mut self, policy: Oversize) -> Self {
-        self.policy.oversize = policy;
+        self.core.policy.oversize = policy;
         self
     }
 
-    #[inline(always)]
-    fn storage(&self) -> &Arc<Storage> {
-        match self.storage.get() {
-            Some(storage) => storage,
-            None => self.init_storage(),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn init_storage(&self) -> &Arc<Storage> {
-        let limits = Limits::resolve(self.policy, policy::cpus(), core::mem::size_of::<T>())
-            .with_mode(policy::mode());
-        let storage = Arc::new(Storage::new(
-            limits,
-            self.name.render(core::any::type_name::<T>()),
-            self.name.class(),
-            Kind::of::<T>(),
-            Check::is_reset::<T>(),
-        ));
-        registry::register(&storage);
-        let storage = self.storage.set(storage);
-        // After the race: every thread that got here copies the winner's key.
-        self.key.set(&storage.key);
-        storage
-    }
+    /// What the storage needs of `T`.
+    const META: fn() -> Meta = Meta::of::<T>;
 
     /// Take a value: an idle one if there is one, else a new one.
     ///
@@ -391,9 +456,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// (which is `None`) with an idle value, else a new one.
     #[inline(always)]
     fn take(&self, slot: &mut Option<T>) -> Option<Lease<T>> {
-        if let Some(lease) = thread::take(&self.key) {
+        if let Some(lease) = thread::take(&self.core.key) {
             // Always a `T`: the cache is this pool's storage's, of `T`s.
-            if let Ok(lease) = lease.typed::<T>() {
+            if let Some(lease) = lease.typed::<T>() {
                 return Some(lease);
             }
         }
@@ -407,7 +472,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(never)]
     fn take_slow(&self, slot: &mut Option<T>) {
         let found = erased::fill_with::<T>(|out| {
-            thread::take_cached(self.storage(), out);
+            thread::take_cached(self.core.storage(Self::META), out);
         });
         *slot = Some(match found {
             Some(value) => value,
@@ -419,8 +484,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[inline(always)]
     pub(crate) fn take_into(&self, slot: &mut Option<T>) {
         let found = erased::fill_with::<T>(|out| {
-            if !thread::take_value(&self.key, out) {
-                thread::take_cached(self.storage(), out);
+            if !thread::take_value(&self.core.key, out) {
+                thread::take_cached(self.core.storage(Self::META), out);
             }
         });
         *slot = Some(match found {
@@ -433,11 +498,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// as it was; the counted miss is balanced by a `dropped_panic`.
     #[cold]
     fn create(&self) -> T {
-        let on_panic = CountOnUnwind(self);
+        let on_panic = CountOnUnwind(&self.core, Self::META);
         let mut value = self.new.call();
         // Matches, not `and_then` and `filter` with closures: four
         // functions less per pooled type in a debug build.
-        if let Some(storage) = self.storage.get() {
+        if let Some(storage) = self.core.storage.get() {
             if let Some(auto) = &storage.auto_cap {
                 let common = auto.common();
                 if common > 0 {
@@ -464,7 +529,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// ```
     #[inline]
     pub fn put(&self, value: T) {
-        thread::count(self.storage(), Event::External);
+        thread::count(self.core.storage(Self::META), Event::External);
         self.put_from(&mut Some(value));
     }
 
@@ -474,15 +539,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// the hot path needs no stack frame.
     #[inline(always)]
     pub(crate) fn put_from(&self, slot: &mut Option<T>) {
-        if slot.is_none() {
+        let Some(_) = slot else {
             return;
-        }
-        if self.policy.auto_cap {
+        };
+        if self.core.policy.auto_cap {
             return self.put_measured(slot);
         }
         let bytes = self.reset(slot);
-        if bytes > self.policy.local_max_bytes {
-            return self.put_large(slot, bytes);
+        if bytes > self.core.policy.local_max_bytes {
+            return self.put_capped(slot, bytes, self.core.policy.max_bytes);
         }
         self.give(slot, bytes);
     }
@@ -498,87 +563,44 @@ impl<T: Reset + Send + 'static> Pool<T> {
             return;
         };
         let mut place = MaybeUninit::uninit();
-        if let Err(value) = thread::give(&self.key, Moving::new(&mut place, value), bytes) {
-            self.give_slow(value, bytes);
+        if let Err(value) = thread::give(&self.core.key, Moving::new(&mut place, value), bytes) {
+            self.core.give_slow(Self::META, value, bytes);
         }
-    }
-
-    /// [`give`](Self::give) when the value could not be pushed onto the
-    /// cache (`tier::thread::give_cached`).
-    #[cold]
-    #[inline(never)]
-    fn give_slow(&self, value: Moving<'_>, bytes: usize) {
-        thread::give_cached(self.storage(), value, bytes);
     }
 
     /// [`put_from`](Self::put_from) for a value leased from a thread cache:
     /// reset in its slot, and the slot given back.
     #[inline(always)]
     pub(crate) fn put_lease(&self, mut lease: Lease<T>) {
-        if self.policy.auto_cap {
-            return self.put_lease_slow(lease);
+        if self.core.policy.auto_cap {
+            return self.put_lease_out(lease, None);
         }
         // A panicking reset is counted here, and the lease's `Drop` drops
         // the value in its slot as it unwinds.
-        let on_panic = CountOnUnwind(self);
+        let on_panic = CountOnUnwind(&self.core, Self::META);
         let bytes = reset_value(lease.get_mut());
         core::mem::forget(on_panic);
-        if bytes > self.policy.local_max_bytes {
-            return self.put_lease_large(lease, bytes);
+        if bytes > self.core.policy.local_max_bytes {
+            return self.put_lease_out(lease, Some(bytes));
         }
         let mut lease = Some(lease.into_raw());
-        thread::give_lease(&self.key, &mut lease, bytes);
+        thread::give_lease(&self.core.key, &mut lease, bytes);
         if let Some(lease) = lease {
-            self.give_lease_slow(lease, bytes);
+            self.core.give_lease_slow(Self::META, lease, bytes);
         }
     }
 
-    /// `put_lease` when the slot could not be listed again
-    /// (`tier::thread::give_lease_slow`).
+    /// `put_lease` out of the slot: for a pool with an adaptive cap (not
+    /// reset yet, `reset` is `None`), on as [`put_measured`](Self::put_measured);
+    /// over the thread caches' limit (reset, `reset` bytes big), on as
+    /// [`put_capped`](Self::put_capped).
     #[cold]
     #[inline(never)]
-    fn give_lease_slow(&self, lease: RawLease, bytes: usize) {
-        thread::give_lease_slow(self.storage(), lease, bytes);
-    }
-
-    /// `put_lease` for a pool with an adaptive cap: out of the slot, and
-    /// on as [`put_from`](Self::put_from).
-    #[cold]
-    #[inline(never)]
-    fn put_lease_slow(&self, lease: Lease<T>) {
-        self.put_measured(&mut Some(lease.take()));
-    }
-
-    /// `put_lease` over the thread caches' limit: out of the slot (reset).
-    #[cold]
-    #[inline(never)]
-    fn put_lease_large(&self, lease: Lease<T>, bytes: usize) {
-        self.put_large(&mut Some(lease.take()), bytes);
-    }
-
-    /// A return over the thread caches' limit (`slot` holds the reset
-    /// value): over the size cap, or kept in the shared tier.
-    #[cold]
-    #[inline(never)]
-    fn put_large(&self, slot: &mut Option<T>, bytes: usize) {
-        if bytes > self.policy.max_bytes {
-            self.put_over(slot, bytes);
-        } else {
-            self.keep(self.storage(), slot, bytes);
-        }
-    }
-
-    /// Keep the reset value in `slot`, `bytes` big and within the cap: in
-    /// the thread tier, or the shared tier if it is over
-    /// [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
-    fn keep(&self, storage: &Arc<Storage>, slot: &mut Option<T>, bytes: usize) {
-        if bytes > crate::LOCAL_CACHE_MAX_BYTES {
-            if let Some(value) = slot.take() {
-                let mut place = MaybeUninit::uninit();
-                thread::give_shared(storage, Moving::new(&mut place, value), bytes);
-            }
-        } else {
-            self.give(slot, bytes);
+    fn put_lease_out(&self, lease: Lease<T>, reset: Option<usize>) {
+        let slot = &mut Some(lease.take());
+        match reset {
+            None => self.put_measured(slot),
+            Some(bytes) => self.put_capped(slot, bytes, self.core.policy.max_bytes),
         }
     }
 
@@ -586,10 +608,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// [`DiscardOnUnwind`]: a panicking reset drops the value, counted.
     #[inline(always)]
     fn reset(&self, slot: &mut Option<T>) -> usize {
-        let on_panic = DiscardOnUnwind { pool: self, slot };
-        // `match`es, not `Option::map_or` and a closure, here and below:
-        // one instance less of each per pooled type in a debug build.
-        let bytes = match on_panic.slot.as_mut() {
+        let on_panic = DiscardOnUnwind {
+            core: &self.core,
+            meta: Self::META,
+            slot,
+        };
+        // `match`es, not `Option::map_or` and a closure or `as_mut`, here
+        // and below: one instance less of each per pooled type in a debug
+        // build.
+        let bytes = match &mut *on_panic.slot {
             Some(value) => reset_value(value),
             None => 0,
         };
@@ -603,57 +630,67 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     fn put_measured(&self, slot: &mut Option<T>) {
-        if slot.is_none() {
+        let Some(_) = slot else {
             return;
-        }
-        let on_panic = DiscardOnUnwind { pool: self, slot };
-        let used = match on_panic.slot.as_ref() {
+        };
+        let on_panic = DiscardOnUnwind {
+            core: &self.core,
+            meta: Self::META,
+            slot,
+        };
+        let used = match &*on_panic.slot {
             Some(value) => T::used_bytes(value),
             None => 0,
         };
         let used = used.saturating_add(core::mem::size_of::<T>());
         core::mem::forget(on_panic);
         let bytes = self.reset(slot);
-        let storage = self.storage();
-        let cap = match &storage.auto_cap {
+        let cap = match &self.core.storage(Self::META).auto_cap {
             Some(auto) => auto.record(used),
-            None => self.policy.max_bytes,
+            None => self.core.policy.max_bytes,
         };
-        if bytes > cap {
-            self.put_over(slot, bytes);
-        } else {
-            self.keep(storage, slot, bytes);
-        }
+        self.put_capped(slot, bytes, cap);
     }
 
-    /// A return over the size cap (`slot` holds the reset value, `bytes`
-    /// big): shrink it and keep it if the policy says so and it then fits,
-    /// else drop it (its size recorded for `advice()`).
+    /// A return that is not for the thread cache's fast path (`slot` holds
+    /// the reset value, `bytes` big): over `cap`, the size cap, shrink it
+    /// and keep it if the policy says so and it then fits, else drop it
+    /// (its size recorded for `advice()`); within it, keep it, in the shared
+    /// tier if it is over [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
     #[cold]
     #[inline(never)]
-    fn put_over(&self, slot: &mut Option<T>, bytes: usize) {
-        let storage = self.storage();
-        let cap = storage.max_bytes();
-        if self.policy.oversize == Oversize::Shrink && slot.is_some() {
-            let on_panic = DiscardOnUnwind { pool: self, slot };
-            let shrunk = match on_panic.slot.as_mut() {
-                Some(value) => {
-                    T::shrink_heap(value, cap.saturating_sub(core::mem::size_of::<T>()));
-                    size_of_kept(value)
+    fn put_capped(&self, slot: &mut Option<T>, mut bytes: usize, cap: usize) {
+        let storage = self.core.storage(Self::META);
+        if bytes > cap {
+            let cap = storage.max_bytes();
+            let mut shrunk = usize::MAX;
+            if self.core.policy.oversize == Oversize::Shrink {
+                let on_panic = DiscardOnUnwind {
+                    core: &self.core,
+                    meta: Self::META,
+                    slot,
+                };
+                if let Some(value) = &mut *on_panic.slot {
+                    T::shrink_heap(value, cap.saturating_sub(size_of::<T>()));
+                    shrunk = size_of_kept(value);
                 }
-                None => 0,
-            };
-            core::mem::forget(on_panic);
-            if shrunk <= cap {
-                thread::count(storage, Event::Shrunk);
-                self.keep(storage, slot, shrunk);
+                core::mem::forget(on_panic);
+            }
+            if shrunk > cap {
+                thread::count(storage, Event::Put);
+                thread::count(storage, Event::DroppedOversize);
+                storage.record_oversize(bytes);
+                *slot = None;
                 return;
             }
+            thread::count(storage, Event::Shrunk);
+            bytes = shrunk;
         }
-        thread::count(storage, Event::Put);
-        thread::count(storage, Event::DroppedOversize);
-        storage.record_oversize(bytes);
-        drop(slot.take());
+        if let Some(value) = slot.take() {
+            let mut place = MaybeUninit::uninit();
+            self.core
+                .keep(storage, Moving::new(&mut place, value), bytes);
+        }
     }
 
     /// Construct up to `n` values now and keep them idle, so that the first
@@ -683,7 +720,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(stats.unaccounted(0, 0), 0);
     /// ```
     pub fn reserve(&self, n: usize) -> usize {
-        let storage = self.storage();
+        let storage = self.core.storage(Self::META);
         let mut kept = 0;
         while kept < n && storage.shards.has_room() {
             let value = self.new.call();
@@ -717,14 +754,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// counted, if it has none (`tier::thread::take_idle`). A pool not used
     /// yet has none, and stays unused (it does not register).
     pub(crate) fn take_idle(&self, event: Event) -> Option<T> {
-        let storage = self.storage.get()?;
+        let storage = self.core.storage.get()?;
         erased::fill_with::<T>(|out| thread::take_idle(storage, event, out))
     }
 
     /// How many idle values the shared tier holds now (it locks each shard
     /// in turn: for slow paths).
     pub(crate) fn idle_shared(&self) -> usize {
-        self.storage
+        self.core
+            .storage
             .get()
             .map_or(0, |storage| storage.shards.retained().0)
     }
@@ -732,7 +770,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// Count a get that the caller serves with a value made outside the
     /// pool (a miss).
     pub(crate) fn count_fresh(&self) {
-        let storage = self.storage();
+        let storage = self.core.storage(Self::META);
         thread::count(storage, Event::Get);
         thread::count(storage, Event::Miss);
     }
@@ -749,24 +787,24 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(poolable::pools().iter().any(|p| p.name() == "uploads"));
     /// ```
     pub const fn name(mut self, name: &'static str) -> Self {
-        self.name = Name::Given(name);
+        self.core.name = Name::Given(name);
         self
     }
 
     /// Name a class of a `BufferPool`.
     pub(crate) const fn set_class_name(&mut self, pool: &'static str, capacity: usize) {
-        self.name = Name::Class(pool, capacity);
+        self.core.name = Name::Class(pool, capacity);
     }
 
     /// The size cap, for a container of pools whose setters are `const`.
     pub(crate) const fn set_max_bytes(&mut self, bytes: usize) {
-        self.policy.set_max_bytes(bytes);
+        self.core.policy.set_max_bytes(bytes);
     }
 
     /// The most values a thread cache keeps (at most `LOCAL_CACHE_SIZE`),
     /// for a container of pools whose setters are `const`.
     pub(crate) const fn set_local_cache_size(&mut self, values: usize) {
-        self.policy.local_cache_size = if values < policy::LOCAL_CACHE_SIZE {
+        self.core.policy.local_cache_size = if values < policy::LOCAL_CACHE_SIZE {
             values
         } else {
             policy::LOCAL_CACHE_SIZE
@@ -777,13 +815,14 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// whose gets fill their guards inline (`take_into`, a `BufferPool`'s
     /// classes) and so lease nothing out.
     pub(crate) const fn set_no_lease_slots(&mut self) {
-        self.policy.lease = false;
+        self.core.policy.lease = false;
     }
 
     /// Count a value that leaves the pool's accounting without being
     /// returned: detached, or dropped during a panic.
+    #[inline]
     pub(crate) fn count_unreturned(&self, event: Event) {
-        thread::count(self.storage(), event);
+        self.core.count(Self::META, event);
     }
 
     /// A snapshot of the counters. See [`Stats`] for what is exact.
@@ -800,7 +839,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(stats.retained, 2);
     /// ```
     pub fn stats(&self) -> Stats {
-        match self.storage.get() {
+        match self.core.storage.get() {
             Some(storage) => storage.stats(),
             None => Stats::default(),
         }
@@ -826,7 +865,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().retained, 0); // idle across two: dropped
     /// ```
     pub fn trim(&self) {
-        if let Some(storage) = self.storage.get() {
+        if let Some(storage) = self.core.storage.get() {
             decay::step(Arc::<Storage>::clone(storage), decay::Steps::TRIM);
         }
     }
@@ -846,7 +885,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().dropped_idle, 1);
     /// ```
     pub fn clear(&self) {
-        if let Some(storage) = self.storage.get() {
+        if let Some(storage) = self.core.storage.get() {
             decay::step(Arc::<Storage>::clone(storage), decay::Steps::CLEAR);
         }
     }
@@ -977,7 +1016,7 @@ fn reset_value<T: Reset>(value: &mut T) -> usize {
     // Reset verification: free in release builds (under `POOLABLE=chaos`
     // the thread tier checks, on its slow path).
     if cfg!(debug_assertions) && !T::is_reset(value) {
-        not_reset::<T>();
+        not_reset_named(core::any::type_name::<T>());
     }
     size_of_kept(value)
 }
@@ -989,11 +1028,11 @@ fn size_of_kept<T: Reset>(value: &T) -> usize {
 }
 
 /// Counts a `dropped_panic` if dropped, i.e. if a constructor unwinds past it.
-struct CountOnUnwind<'a, T: Reset + Send + 'static>(&'a Pool<T>);
+struct CountOnUnwind<'a>(&'a PoolCore, fn() -> Meta);
 
-impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
+impl Drop for CountOnUnwind<'_> {
     fn drop(&mut self) {
-        self.0.count_unreturned(Event::DroppedPanic);
+        self.0.count(self.1, Event::DroppedPanic);
     }
 }
 
@@ -1001,14 +1040,15 @@ impl<T: Reset + Send + 'static> Drop for CountOnUnwind<'_, T> {
 /// user code run on a returned value (`reset`, `heap_bytes`, `used_bytes`,
 /// `shrink_heap`) unwinds past it. A guard's slot is `ManuallyDrop`, so this
 /// is what drops the value then.
-struct DiscardOnUnwind<'a, 's, T: Reset + Send + 'static> {
-    pool: &'a Pool<T>,
+struct DiscardOnUnwind<'a, 's, T> {
+    core: &'a PoolCore,
+    meta: fn() -> Meta,
     slot: &'s mut Option<T>,
 }
 
-impl<T: Reset + Send + 'static> Drop for DiscardOnUnwind<'_, '_, T> {
+impl<T> Drop for DiscardOnUnwind<'_, '_, T> {
     fn drop(&mut self) {
-        self.pool.count_unreturned(Event::DroppedPanic);
+        self.core.count(self.meta, Event::DroppedPanic);
         // In place, not `take()`: the value's `Drop` (the generated wipe of
         // its `zeroize` fields, which the unwound reset may not have reached)
         // runs on the slot itself, not on a moved copy that leaves the
@@ -1019,7 +1059,7 @@ impl<T: Reset + Send + 'static> Drop for DiscardOnUnwind<'_, '_, T> {
 
 impl<T: 'static> Drop for Pool<T> {
     fn drop(&mut self) {
-        if let Some(storage) = self.storage.get() {
+        if let Some(storage) = self.core.storage.get() {
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
             decay::step(Arc::<Storage>::clone(storage), decay::Steps::CLEAR);
@@ -1032,8 +1072,8 @@ impl<T: 'static> core::fmt::Debug for Pool<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Pool")
             .field("type", &core::any::type_name::<T>())
-            .field("max_retained", &self.policy.max_retained)
-            .field("max_bytes", &self.policy.max_bytes)
+            .field("max_retained", &self.core.policy.max_retained)
+            .field("max_bytes", &self.core.policy.max_bytes)
             .finish_non_exhaustive()
     }
 }

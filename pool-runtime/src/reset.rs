@@ -871,16 +871,10 @@ impl<const N: usize> Zeroize for [u8; N] {
     }
 }
 
-/// Reset verification failed: `value.is_reset()` is false after its reset.
-/// Raised in debug builds and under `POOLABLE=chaos`; the caller has made
-/// sure the value is dropped and counted (`dropped_panic`).
-#[cold]
-#[inline(never)]
-pub(crate) fn not_reset<T>() -> ! {
-    not_reset_named(core::any::type_name::<T>())
-}
-
-/// [`not_reset`] for a value whose type is `type_name`.
+/// Reset verification failed: `value.is_reset()` is false after its reset,
+/// for a value whose type is `type_name`. Raised in debug builds and under
+/// `POOLABLE=chaos`; the caller has made sure the value is dropped and
+/// counted (`dropped_panic`).
 #[cold]
 #[inline(never)]
 pub(crate) fn not_reset_named(type_name: &str) -> ! {

@@ -46,7 +46,7 @@ impl Kind {
         /// `value` points to a valid `T` that nothing uses again.
         unsafe fn drop_value<T>(value: *mut u8) {
             // SAFETY: the caller's.
-            unsafe { value.cast::<T>().drop_in_place() }
+            unsafe { core::ptr::drop_in_place(value as *mut T) }
         }
         Kind {
             layout: Layout::new::<T>(),
@@ -104,7 +104,7 @@ impl Check {
         /// `value` points to a valid `T`.
         unsafe fn check<T: crate::Reset>(value: *const u8) -> bool {
             // SAFETY: the caller's.
-            T::is_reset(unsafe { &*value.cast::<T>() })
+            T::is_reset(unsafe { &*(value as *const T) })
         }
         Check {
             check: check::<T>,
@@ -129,7 +129,9 @@ impl<'a> Moving<'a> {
     #[inline(always)]
     pub(crate) fn new<T: Send + 'static>(place: &'a mut MaybeUninit<T>, value: T) -> Self {
         Moving {
-            at: NonNull::from(place.write(value)).cast(),
+            // SAFETY: from a reference (raw casts, not `NonNull`'s generic
+            // methods: a debug build compiles those once per pooled type).
+            at: unsafe { NonNull::new_unchecked(place.write(value) as *mut T as *mut u8) },
             kind: Kind::of::<T>(),
             _place: PhantomData,
         }
@@ -219,7 +221,8 @@ impl<'a> Out<'a> {
     #[inline(always)]
     pub(crate) fn new<T: 'static>(place: &'a mut MaybeUninit<T>) -> Self {
         Out {
-            at: NonNull::from(place).cast(),
+            // SAFETY: from a reference (as in `Moving::new`).
+            at: unsafe { NonNull::new_unchecked(place as *mut MaybeUninit<T> as *mut u8) },
             id: TypeId::of::<T>(),
             filled: false,
             _place: PhantomData,

@@ -535,19 +535,27 @@ impl Drop for Ledger {
 }
 
 impl RawLease {
-    /// The lease as one of a `T`, if its value is one.
+    /// The lease as one of a `T`, if its value is one (else it is dropped,
+    /// with its value).
     #[inline(always)]
-    pub(crate) fn typed<T: 'static>(self) -> Result<Lease<T>, RawLease> {
+    pub(crate) fn typed<T: 'static>(self) -> Option<Lease<T>> {
         // SAFETY: the allocation lives while a lease does.
         if unsafe { self.slots.as_ref() }.kind.id() == TypeId::of::<T>() {
-            Ok(Lease {
+            Some(Lease {
                 raw: self,
                 _value: PhantomData,
             })
         } else {
-            Err(self)
+            self.discard();
+            None
         }
     }
+
+    /// Drop the lease and its value, out of line: by value, in registers,
+    /// so that [`typed`](Self::typed)'s caller keeps the lease out of memory.
+    #[cold]
+    #[inline(never)]
+    fn discard(self) {}
 
     /// Give `f` the value, owned, then return the slot (also if `f`
     /// unwinds): the value leaves its slot, for a return that cannot list
@@ -587,24 +595,23 @@ impl Drop for RawLease {
 }
 
 impl<T> Lease<T> {
-    #[inline(always)]
-    fn value(&self) -> *mut T {
-        self.raw.cell.as_ptr() as *mut T
-    }
+    // The value is at `self.raw.cell.as_ptr() as *mut T`, written out in
+    // each method rather than in one of its own: a debug build compiles
+    // each function of `Lease<T>` once per pooled type.
 
     /// The value, in its slot.
     #[inline(always)]
     pub(crate) fn get(&self) -> &T {
         // SAFETY: a leased slot holds a value, a `T` (checked in `typed`),
         // and is only reached through its lease, for as long as it lives.
-        unsafe { &*self.value() }
+        unsafe { &*(self.raw.cell.as_ptr() as *const T) }
     }
 
     /// The value, mutably.
     #[inline(always)]
     pub(crate) fn get_mut(&mut self) -> &mut T {
         // SAFETY: as in `get`, and `&mut self` is unique.
-        unsafe { &mut *self.value() }
+        unsafe { &mut *(self.raw.cell.as_ptr() as *mut T) }
     }
 
     /// The lease, its type no longer named.
@@ -615,12 +622,14 @@ impl<T> Lease<T> {
 
     /// Move the value out and return the slot.
     pub(crate) fn take(self) -> T {
-        let this = ManuallyDrop::new(self);
+        // Out of the lease, not through a `ManuallyDrop` of it: a debug
+        // build compiles that once per pooled type.
+        let raw = ManuallyDrop::new(self.raw);
         // SAFETY: as in `get`; the slot is returned right after, and the
         // lease is not dropped (which would drop the value again).
         unsafe {
-            let value = this.value().read();
-            Slots::release(this.raw.slots, this.raw.cell);
+            let value = core::ptr::read(raw.cell.as_ptr() as *const T);
+            Slots::release(raw.slots, raw.cell);
             value
         }
     }
@@ -633,8 +642,9 @@ impl<T> Lease<T> {
         // SAFETY: as in `take`; the slot holds no value after the read, and
         // any byte pattern is a `MaybeUninit`.
         unsafe {
-            let value = this.value().read();
-            zeroize::Zeroize::zeroize(&mut *(this.value() as *mut MaybeUninit<T>));
+            let at = this.raw.cell.as_ptr() as *mut T;
+            let value = at.read();
+            zeroize::Zeroize::zeroize(&mut *(at as *mut MaybeUninit<T>));
             Slots::release(this.raw.slots, this.raw.cell);
             value
         }
@@ -719,7 +729,7 @@ mod tests {
         let value = refused.expect_err("every slot leased");
         assert_eq!(Arc::strong_count(&rc), 2 + slots_for(8), "given back");
         let last = leases.pop().map(RawLease::typed::<Arc<()>>);
-        drop(last.map(|lease| lease.ok().map(Lease::take)));
+        drop(last.map(|lease| lease.map(Lease::take)));
         assert_eq!(ledger.fill(value, &len, IDLE).ok(), Some(0));
         drop((leases, ledger));
         assert_eq!(Arc::strong_count(&rc), 1);
@@ -734,7 +744,7 @@ mod tests {
         assert_eq!(len.load(Ordering::Relaxed), 0);
         let lease = fill(&mut ledger, Arc::new(()), &len).and_then(|_| ledger.pop(&len));
         let lease = lease.expect("listed").1;
-        assert!(lease.typed::<u64>().is_err(), "not a `u64` lease");
+        assert!(lease.typed::<u64>().is_none(), "not a `u64` lease");
     }
 
     #[test]
@@ -802,12 +812,12 @@ mod tests {
         let (mut ledger, len) = (Ledger::new(slots_for(16), kind), AtomicUsize::new(0));
         fill(&mut ledger, [0x5a_u8; 16], &len).expect("room");
         let lease = ledger.pop(&len).expect("listed").1.typed::<[u8; 16]>();
-        let lease = lease.ok().expect("a `[u8; 16]`");
-        let cell = lease.value();
+        let lease = lease.expect("a `[u8; 16]`");
+        let cell = lease.raw.cell;
         assert_eq!(lease.detach(), [0x5a; 16]);
         // SAFETY (test): the slot is free, the ledger untouched since; read
         // its bytes as the next value's would be written over them.
-        let bytes = unsafe { &*cell.cast::<[u8; 16]>() };
+        let bytes = unsafe { &*cell.as_ptr().cast::<[u8; 16]>() };
         assert!(bytes.iter().all(|&b| b == 0), "{bytes:?}");
         assert_eq!(ledger.free_slots(), slots_for(16));
     }
@@ -836,7 +846,7 @@ mod tests {
         assert_eq!(Arc::strong_count(&rc), 2);
         // Miri reports a leak if the last one does not free the slots, and
         // a use after free if an earlier one did.
-        drop(b.typed::<Arc<()>>().ok().map(Lease::take));
+        drop(b.typed::<Arc<()>>().map(Lease::take));
         assert_eq!(Arc::strong_count(&rc), 1);
     }
 }
