@@ -29,12 +29,13 @@
 //!   pay and what to change ([`Advice`]).
 //! - `decay`: the two-trim rule, over both tiers: when a step is due and
 //!   how a batch of them reaches every thread cache.
-//! - `tier/`: where idle values wait, knowing nothing of `Pool`:
-//!   `tier/thread.rs`, the thread tier, each thread's cache (the fast path);
-//!   `tier/shared.rs`, the shared tier, shards and stealing;
-//!   `tier/storage.rs`, what a pool allocates on first use, and the
-//!   type-erased views of it and of its thread caches that decay and the
-//!   registry work through.
+//! - `tier/`: where idle values wait, knowing nothing of `Pool` nor of the
+//!   value type (values of one `Kind`, moved as bytes: compiled once, not
+//!   once per pooled type): `tier/thread.rs`, the thread tier, each
+//!   thread's cache (the fast path); `tier/shared.rs`, the shared tier,
+//!   shards and stealing; `tier/storage.rs`, what a pool allocates on first
+//!   use, and the type-erased views of it and of its thread caches that
+//!   decay and the registry work through.
 //! - `autocap`: the adaptive size cap ([`Pool::max_bytes_auto`]).
 //! - `budget`: the gauge of the process-wide retained budget
 //!   ([`shared_retained_bytes`]).

@@ -499,7 +499,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     fn create(&self) -> T {
         let on_panic = CountOnUnwind(&self.core, Self::META);
-        let mut value = self.new.call();
+        // A `match`, not a method of `New`: one function less per type.
+        let mut value = match &self.new {
+            New::Fn(new) => new(),
+            New::Closure(new) => new(),
+        };
         // Matches, not `and_then` and `filter` with closures: four
         // functions less per pooled type in a debug build.
         if let Some(storage) = self.core.storage.get() {
@@ -534,60 +538,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 
     /// Reset and keep (or drop) the value in `slot`, leaving `None`, also
-    /// when it unwinds: the reset runs in place, and a panicking one drops
-    /// the value ([`DiscardOnUnwind`]). Each cold path is the last call, so
-    /// the hot path needs no stack frame.
-    #[inline(always)]
+    /// when it unwinds (the guards' return, `sealed::Home::put_from`).
+    #[inline]
     pub(crate) fn put_from(&self, slot: &mut Option<T>) {
-        let Some(_) = slot else {
-            return;
-        };
-        if self.core.policy.auto_cap {
-            return self.put_measured(slot);
-        }
-        let bytes = self.reset(slot);
-        if bytes > self.core.policy.local_max_bytes {
-            return self.put_capped(slot, bytes, self.core.policy.max_bytes);
-        }
-        self.give(slot, bytes);
-    }
-
-    /// Keep the reset value in `slot` (already checked against the size
-    /// cap, `bytes` big) in the calling thread's cache, spilling half of it
-    /// to the shards when full; drop it if there is no room anywhere.
-    /// Leaves `None`. Everything but a push onto the cache is
-    /// [`give_slow`](Self::give_slow), the last call.
-    #[inline(always)]
-    fn give(&self, slot: &mut Option<T>, bytes: usize) {
-        let Some(value) = slot.take() else {
-            return;
-        };
-        let mut place = MaybeUninit::uninit();
-        if let Err(value) = thread::give(&self.core.key, Moving::new(&mut place, value), bytes) {
-            self.core.give_slow(Self::META, value, bytes);
-        }
-    }
-
-    /// [`put_from`](Self::put_from) for a value leased from a thread cache:
-    /// reset in its slot, and the slot given back.
-    #[inline(always)]
-    pub(crate) fn put_lease(&self, mut lease: Lease<T>) {
-        if self.core.policy.auto_cap {
-            return self.put_lease_out(lease, None);
-        }
-        // A panicking reset is counted here, and the lease's `Drop` drops
-        // the value in its slot as it unwinds.
-        let on_panic = CountOnUnwind(&self.core, Self::META);
-        let bytes = reset_value(lease.get_mut());
-        core::mem::forget(on_panic);
-        if bytes > self.core.policy.local_max_bytes {
-            return self.put_lease_out(lease, Some(bytes));
-        }
-        let mut lease = Some(lease.into_raw());
-        thread::give_lease(&self.core.key, &mut lease, bytes);
-        if let Some(lease) = lease {
-            self.core.give_lease_slow(Self::META, lease, bytes);
-        }
+        sealed::Home::put_from(&self, slot);
     }
 
     /// `put_lease` out of the slot: for a pool with an adaptive cap (not
@@ -672,7 +626,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
                 };
                 if let Some(value) = &mut *on_panic.slot {
                     T::shrink_heap(value, cap.saturating_sub(size_of::<T>()));
-                    shrunk = size_of_kept(value);
+                    shrunk = T::heap_bytes(value).saturating_add(size_of::<T>());
                 }
                 core::mem::forget(on_panic);
             }
@@ -957,23 +911,66 @@ pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
 /// ```
 pub type OwnedPooled<T> = PoolGuard<T, std::sync::Arc<Pool<T>>>;
 
+// A guard's return. The code is here, not in methods of `Pool` that these
+// would call: a debug build compiles each function once per pooled type.
 impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for P {
+    /// Reset and keep (or drop) the value in `slot`, leaving `None`, also
+    /// when it unwinds: the reset runs in place, and a panicking one drops
+    /// the value ([`DiscardOnUnwind`]). Each cold path is the last call, so
+    /// the hot path needs no stack frame.
     #[inline(always)]
     fn put_from(&self, slot: &mut Option<T>) {
-        Pool::put_from(self, slot);
+        let pool: &Pool<T> = self;
+        let Some(_) = slot else {
+            return;
+        };
+        if pool.core.policy.auto_cap {
+            return pool.put_measured(slot);
+        }
+        let bytes = pool.reset(slot);
+        if bytes > pool.core.policy.local_max_bytes {
+            return pool.put_capped(slot, bytes, pool.core.policy.max_bytes);
+        }
+        // Into the calling thread's cache; everything but a push onto it
+        // is `give_slow`, the last call.
+        let Some(value) = slot.take() else {
+            return;
+        };
+        let mut place = MaybeUninit::uninit();
+        if let Err(value) = thread::give(&pool.core.key, Moving::new(&mut place, value), bytes) {
+            pool.core.give_slow(Pool::<T>::META, value, bytes);
+        }
     }
 
+    /// `put_from` for a value leased from a thread cache: reset in its
+    /// slot, and the slot given back.
     #[inline(always)]
-    fn put_lease(&self, lease: Lease<T>) {
-        Pool::put_lease(self, lease);
+    fn put_lease(&self, mut lease: Lease<T>) {
+        let pool: &Pool<T> = self;
+        if pool.core.policy.auto_cap {
+            return pool.put_lease_out(lease, None);
+        }
+        // A panicking reset is counted here, and the lease's `Drop` drops
+        // the value in its slot as it unwinds.
+        let on_panic = CountOnUnwind(&pool.core, Pool::<T>::META);
+        let bytes = reset_value(lease.get_mut());
+        core::mem::forget(on_panic);
+        if bytes > pool.core.policy.local_max_bytes {
+            return pool.put_lease_out(lease, Some(bytes));
+        }
+        let mut lease = Some(lease.into_raw());
+        thread::give_lease(&pool.core.key, &mut lease, bytes);
+        if let Some(lease) = lease {
+            pool.core.give_lease_slow(Pool::<T>::META, lease, bytes);
+        }
     }
 
     fn count_detached(&self) {
-        self.count_unreturned(Event::Detached);
+        self.core.count(Pool::<T>::META, Event::Detached);
     }
 
     fn count_panicked(&self) {
-        self.count_unreturned(Event::DroppedPanic);
+        self.core.count(Pool::<T>::META, Event::DroppedPanic);
     }
 }
 
@@ -1018,7 +1015,8 @@ fn reset_value<T: Reset>(value: &mut T) -> usize {
     if cfg!(debug_assertions) && !T::is_reset(value) {
         not_reset_named(core::any::type_name::<T>());
     }
-    size_of_kept(value)
+    // `size_of_kept`, written out: one function less per type.
+    T::heap_bytes(value).saturating_add(size_of::<T>())
 }
 
 /// What keeping `value` costs, checked against the size cap: its heap bytes
