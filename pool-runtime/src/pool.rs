@@ -8,14 +8,14 @@ use crate::Reset;
 use crate::decay;
 use crate::guard::{PoolGuard, sealed};
 use crate::policy::{self, Limits, Oversize, Policy};
-use crate::raw::erased::{self, Check, Kind, Moving};
+use crate::raw::erased::{self, Kind, Moving};
 use crate::raw::lease::{Lease, RawLease};
 use crate::raw::once::OnceArc;
 use crate::registry;
 use crate::reset::not_reset_named;
 use crate::stats::{Event, Stats};
 use crate::sync::Arc;
-use crate::tier::storage::Storage;
+use crate::tier::storage::{Check, Storage};
 use crate::tier::thread;
 use core::mem::MaybeUninit;
 use core::ops::Deref;
@@ -114,16 +114,26 @@ struct PoolCore {
 struct Meta {
     kind: Kind,
     check: Check,
-    type_name: &'static str,
 }
 
 impl Meta {
     fn of<T: Reset + Send + 'static>() -> Meta {
         Meta {
             kind: Kind::of::<T>(),
-            check: Check::is_reset::<T>(),
-            type_name: core::any::type_name::<T>(),
+            check: Check {
+                is_reset: is_reset::<T>,
+                type_name: core::any::type_name::<T>(),
+            },
         }
+    }
+}
+
+/// `T::is_reset` of `value`, if it is a `T` ([`Check`]).
+#[allow(clippy::manual_map)] // `Option::map` and a closure: two more functions per type
+fn is_reset<T: Reset + 'static>(value: &Moving<'_>) -> Option<bool> {
+    match value.downcast_ref::<T>() {
+        Some(value) => Some(T::is_reset(value)),
+        None => None,
     }
 }
 
@@ -145,7 +155,7 @@ impl PoolCore {
             .with_mode(policy::mode());
         let storage = Arc::new(Storage::new(
             limits,
-            self.name.render(meta.type_name),
+            self.name.render(meta.check.type_name),
             self.name.class(),
             meta.kind,
             meta.check,

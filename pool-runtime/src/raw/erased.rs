@@ -85,35 +85,6 @@ impl Kind {
     }
 }
 
-/// A check of a value of one type, `Reset::is_reset`, callable where the
-/// type is not named: the chaos mode's check of every return in the shared
-/// tier ([`Moving::passes`]).
-#[derive(Clone, Copy)]
-pub(crate) struct Check {
-    check: unsafe fn(*const u8) -> bool,
-    id: TypeId,
-    /// The type's name, for the report of a value that fails it.
-    pub(crate) type_name: &'static str,
-}
-
-impl Check {
-    /// `T::is_reset`.
-    pub(crate) fn is_reset<T: crate::Reset + 'static>() -> Check {
-        /// # Safety
-        ///
-        /// `value` points to a valid `T`.
-        unsafe fn check<T: crate::Reset>(value: *const u8) -> bool {
-            // SAFETY: the caller's.
-            T::is_reset(unsafe { &*(value as *const T) })
-        }
-        Check {
-            check: check::<T>,
-            id: TypeId::of::<T>(),
-            type_name: core::any::type_name::<T>(),
-        }
-    }
-}
-
 /// One value of a [`Kind`], owned, in a place that nothing else reads or
 /// drops while this lives: a local `MaybeUninit`, or a thread cache's slot
 /// (`raw/lease.rs`). Whoever takes it moves its bytes out ([`Entries::push_moving`],
@@ -173,14 +144,14 @@ impl<'a> Moving<'a> {
         unsafe { core::ptr::copy_nonoverlapping(this.at.as_ptr(), to.as_ptr(), this.kind.size()) }
     }
 
-    /// Whether the value passes `check`; `None` if `check` is another
-    /// type's.
-    pub(crate) fn passes(&self, check: &Check) -> Option<bool> {
-        if check.id != self.kind.id {
+    /// The value, if it is a `T`.
+    pub(crate) fn downcast_ref<T: 'static>(&self) -> Option<&T> {
+        if self.kind.id != TypeId::of::<T>() {
             return None;
         }
-        // SAFETY: a valid value of the check's type (the ids agree).
-        Some(unsafe { (check.check)(self.at.as_ptr()) })
+        // SAFETY: a valid value (owned by this, not moved out while it
+        // lives) of type `T` (the ids agree).
+        Some(unsafe { &*(self.at.as_ptr() as *const T) })
     }
 }
 

@@ -6,7 +6,7 @@ use super::shared::{Dead, Shards};
 use super::thread::{Head, Retained, Stack};
 use crate::autocap::AutoCap;
 use crate::policy::Limits;
-use crate::raw::erased::{Check, Kind};
+use crate::raw::erased::{Kind, Moving};
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::raw::table::Key;
 use crate::stats::{Counters, Event, SizeLog, Stats};
@@ -27,6 +27,16 @@ pub(crate) struct Storage {
     pub(crate) kind: Kind,
     /// `T::is_reset`, for the check of every return under `POOLABLE=chaos`.
     pub(crate) is_reset: Check,
+}
+
+/// `Reset::is_reset` of a pool's value type, where the type is not named:
+/// the check of every return under `POOLABLE=chaos` (`tier/thread.rs`).
+#[derive(Clone, Copy)]
+pub(crate) struct Check {
+    /// Whether the value is reset; `None` if it is of another type.
+    pub(crate) is_reset: fn(&Moving<'_>) -> Option<bool>,
+    /// The type's name, for the report of a value that is not.
+    pub(crate) type_name: &'static str,
 }
 
 /// A pool's storage, whatever its value type: what decay and the registry

@@ -661,7 +661,7 @@ pub(crate) fn give_shared(storage: &Arc<Storage>, value: Moving<'_>, bytes: usiz
     // Under chaos every return comes here (no thread caches): verify the
     // reset, as debug builds do in `Pool::put_from`, and count a dirty
     // value as they do, a `dropped_panic` and not a put.
-    if storage.limits.chaos && value.passes(&storage.is_reset) == Some(false) {
+    if storage.limits.chaos && (storage.is_reset.is_reset)(&value) == Some(false) {
         storage.count(Event::DroppedPanic, 1);
         drop(value);
         crate::reset::not_reset_named(storage.is_reset.type_name);
@@ -802,14 +802,27 @@ pub(crate) fn drop_each(dead: Dead, counters: &Counters) {
 mod tests {
     use super::*;
     use crate::policy::{Limits, Mode, Policy};
-    use crate::raw::erased::{Check, Kind, fill_with};
+    use crate::raw::erased::{Kind, fill_with};
+    use crate::tier::storage::Check;
     use core::mem::MaybeUninit;
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
     /// The storage of a pool of `T`s under `limits`.
     fn storage<T: crate::Reset + Send + 'static>(limits: Limits, name: &str) -> Arc<Storage> {
-        let (kind, check) = (Kind::of::<T>(), Check::is_reset::<T>());
-        Arc::new(Storage::new(limits, name.into(), None, kind, check))
+        fn is_reset<T: crate::Reset + 'static>(value: &Moving<'_>) -> Option<bool> {
+            value.downcast_ref::<T>().map(T::is_reset)
+        }
+        let check = Check {
+            is_reset: is_reset::<T>,
+            type_name: core::any::type_name::<T>(),
+        };
+        Arc::new(Storage::new(
+            limits,
+            name.into(),
+            None,
+            Kind::of::<T>(),
+            check,
+        ))
     }
 
     /// Push `value` onto `held`: whether it took it.
