@@ -76,7 +76,7 @@ pub(crate) trait Source {
 /// Move up to `k` entries of `from` into `list` (a shard's) while the
 /// budget admits them (it may be passed by the last one: the check comes
 /// before the entry's size is known). Returns how many moved.
-fn admit(from: &mut dyn Source, list: &mut Entries, k: usize) -> usize {
+fn admit(from: &mut impl Source, list: &mut Entries, k: usize) -> usize {
     // The batch's bytes join the budget's count once, at the end: one
     // write to its shared counter per batch, not one per entry. The check
     // counts them meanwhile; another thread's check may miss them until
@@ -115,7 +115,7 @@ pub(crate) trait Sink {
 /// each out of the budget, stopping after one over
 /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). Returns how
 /// many, and whether it stopped at such a one.
-fn take(into: &mut dyn Sink, list: &mut Entries, k: usize) -> (usize, bool) {
+fn take(into: &mut impl Sink, list: &mut Entries, k: usize) -> (usize, bool) {
     // The entries leave the budget's count in one write at the end (as
     // `admit` adds them).
     let (mut moved, mut taken, mut large) = (0, 0usize, false);
@@ -189,7 +189,7 @@ impl Shards {
     pub(crate) fn spill(
         &self,
         home: usize,
-        from: &mut dyn Source,
+        from: &mut impl Source,
         n: usize,
         (generation, expected): (&AtomicU64, u64),
     ) -> usize {
@@ -351,7 +351,7 @@ impl Shards {
         home: usize,
         mut n: usize,
         generation: Option<u64>,
-        into: &mut dyn Sink,
+        into: &mut impl Sink,
     ) -> usize {
         let mut moved = 0;
         for i in 0..self.shards.len() {
