@@ -217,7 +217,7 @@ impl<'a> Out<'a> {
     /// another type.
     #[inline]
     pub(crate) fn fill<'v>(&mut self, value: Moving<'v>) -> Result<(), Moving<'v>> {
-        if self.filled || self.id != value.kind.id {
+        if !self.accepts(&value.kind) {
             return Err(value);
         }
         // SAFETY: the place is a `MaybeUninit` of the value's type (the ids
@@ -454,22 +454,16 @@ impl Entries {
     /// or of another type.
     #[inline]
     pub(crate) fn pop_into(&mut self, out: &mut Out<'_>) -> Option<usize> {
-        if out.filled || out.id != self.kind.id {
+        if !out.accepts(&self.kind) {
             return None;
         }
-        let bytes = self.bytes.pop()?;
-        // SAFETY: the cell at the old length held the last value, which
-        // the length no longer counts: it is owned by the `Moving` alone.
-        let value = unsafe { Moving::at(self.cell(self.len()), self.kind) };
-        match out.fill(value) {
-            Ok(()) => Some(bytes),
-            // Checked above: never.
-            Err(value) => {
-                core::mem::forget(value);
-                self.bytes.push(bytes);
-                None
-            }
+        let (value, bytes) = self.pop_moving()?;
+        if let Err(value) = out.fill(value) {
+            // Never: accepted above. Forgotten, not dropped: the caller may
+            // hold a shard's lock, under which no user code runs.
+            core::mem::forget(value);
         }
+        Some(bytes)
     }
 }
 
