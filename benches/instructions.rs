@@ -19,6 +19,9 @@
 //! shards on returns and refills from them on gets. The figure is again per
 //! get + push + drop; it is not one of RESULTS.md's rows.
 //!
+//! `buffer` counts workload 0's op through a `BufferPool` instead: get a
+//! 512-byte buffer from its class, push one byte, drop. Also not a row.
+//!
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
 mod support {
@@ -29,6 +32,7 @@ mod support {
     pub mod run;
 }
 
+use poolable::BufferPool;
 use support::burst::rounds;
 use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
@@ -54,6 +58,23 @@ fn measured_ops_burst(n: u64) {
     burst(n);
 }
 
+/// The pool of `buffer`.
+static BUFFERS: BufferPool = BufferPool::new();
+
+/// `n` gets of a 512-byte buffer from [`BUFFERS`], a byte pushed into each.
+#[inline(never)]
+fn buffer(n: u64) {
+    for i in 0..n {
+        push_byte(&mut BUFFERS.get(512), i);
+    }
+}
+
+/// The measured ops of `buffer`, collected as `measured_ops` is.
+#[inline(never)]
+fn measured_ops_buffer(n: u64) {
+    buffer(n);
+}
+
 /// The contender with this id.
 fn from_id(id: &str) -> Option<ObjContender> {
     ObjContender::ALL.into_iter().find(|c| c.id() == id)
@@ -62,7 +83,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | burst> <n>   (contenders: {})\n\
+        "usage: instructions <contender | burst | buffer> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")
@@ -81,13 +102,18 @@ fn main() {
                 println!("{}", c.id());
             }
         }
-        [id, n] if id == "burst" => {
+        [id, n] if id == "burst" || id == "buffer" => {
             let Ok(n) = n.parse::<u64>() else {
                 eprintln!("{}", usage());
                 std::process::exit(2);
             };
-            burst(WARM);
-            measured_ops_burst(n);
+            if id == "burst" {
+                burst(WARM);
+                measured_ops_burst(n);
+            } else {
+                buffer(WARM);
+                measured_ops_buffer(n);
+            }
         }
         [id, n] => {
             let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {

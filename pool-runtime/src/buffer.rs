@@ -420,7 +420,7 @@ impl BufferPool {
             };
             let per_cache = THREAD_CACHE_BYTES / capacity;
             self.classes[i].set_local_cache_size(if per_cache == 0 { 1 } else { per_cache });
-            self.classes[i].set_no_lease_slots();
+            self.classes[i].set_no_spare_slots();
             i += 1;
         }
         self
@@ -497,30 +497,27 @@ impl BufferPool {
     /// drop(buf);
     /// assert!(BUFS.get(3000).is_empty());
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, min_capacity: usize) -> PooledBuf<'_> {
-        let mut guard = PoolGuard::empty(self);
-        let slot = guard.slot();
-        let class = self.class_to_take(min_capacity);
-        match class {
-            Some(class) => {
-                if self.class_capacity(class) <= LOCAL_CACHE_MAX_BYTES {
-                    self.classes[class].take_into(slot);
-                } else {
-                    self.take_large(class, min_capacity, slot);
-                }
-                // A buffer kept in a class holds the class's capacity, so
-                // one that holds less than the request (or than the
-                // smallest class) is new (empty, no allocation yet) or was
-                // put back below `min_bytes`.
-                if let Some(buf) = slot
-                    .as_mut()
-                    .filter(|buf| buf.capacity() < min_capacity.max(self.min_capacity))
-                {
-                    self.allocate(class, buf, min_capacity);
-                }
-            }
-            None => self.fresh(slot, min_capacity),
+        let Some(class) = self.class_to_take(min_capacity) else {
+            let mut guard = PoolGuard::empty(self);
+            self.fresh(guard.slot(), min_capacity);
+            return guard;
+        };
+        let mut guard = if self.class_capacity(class) <= LOCAL_CACHE_MAX_BYTES {
+            // As `Pool::get`: a hit stays leased in its thread cache's slot.
+            PoolGuard::filled(self, |slot| self.classes[class].take(slot))
+        } else {
+            let mut guard = PoolGuard::empty(self);
+            self.take_large(class, min_capacity, guard.slot());
+            guard
+        };
+        // A buffer kept in a class holds the class's capacity, so one that
+        // holds less than the request (or than the smallest class) is new
+        // (empty, no allocation yet) or was put back below `min_bytes`.
+        let buf: &mut Vec<u8> = &mut guard;
+        if buf.capacity() < min_capacity.max(self.min_capacity) {
+            self.allocate(class, buf, min_capacity);
         }
         guard
     }
@@ -753,9 +750,17 @@ impl sealed::Home<Vec<u8>> for &BufferPool {
         }
     }
 
+    /// A buffer leased from a class's thread cache (`get`): back to the
+    /// class its capacity now fits, in its slot if that is the class it
+    /// came from (`Pool`'s `put_lease` moves it out for another), or out of
+    /// the slot as `put_from` if it grew past the thread caches' limit.
+    #[inline]
     fn put_lease(&self, lease: crate::raw::lease::Lease<Vec<u8>>) {
-        // A buffer pool's gets fill their guards inline: not reached.
-        self.put_from(&mut Some(lease.take()));
+        let capacity = lease.get().capacity();
+        if capacity > LOCAL_CACHE_MAX_BYTES {
+            return self.put_from(&mut Some(lease.take()));
+        }
+        sealed::Home::put_lease(&self.home(capacity), lease);
     }
 
     fn count_detached(&self) {

@@ -114,10 +114,13 @@ pub(crate) struct Policy {
     /// The most values a thread cache keeps: `LOCAL_CACHE_SIZE`, or fewer
     /// for a `BufferPool` class of large buffers (a byte bound per cache).
     pub(crate) local_cache_size: usize,
-    /// Whether the thread caches have slots for the values their gets
-    /// lease out (`raw/lease.rs`), or only for their idle values: a
-    /// `BufferPool`'s classes, whose gets fill their guards inline.
-    pub(crate) lease: bool,
+    /// Whether the thread caches have spare slots, beyond their idle
+    /// values, for the values their gets lease out (`raw/lease.rs`), so
+    /// that a burst of gets can take refills while its first values are
+    /// out. Not for a `BufferPool`'s classes, whose caches hold to a byte
+    /// bound: there a leased hit holds one of its cache's slots until it
+    /// returns.
+    pub(crate) spare_slots: bool,
 }
 
 impl Policy {
@@ -128,7 +131,7 @@ impl Policy {
         auto_cap: false,
         oversize: Oversize::Drop,
         local_cache_size: LOCAL_CACHE_SIZE,
-        lease: true,
+        spare_slots: true,
     };
 
     /// Set the size cap (the ceiling, for an adaptive cap).
@@ -190,7 +193,7 @@ impl Limits {
             .iter()
             .map(|cap| cap.saturating_mul(growth))
             .collect();
-        let slots = if policy.lease {
+        let slots = if policy.spare_slots {
             lease::slots_for(size_of_value)
         } else {
             local_cap

@@ -465,7 +465,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// An idle value leased in its thread cache's slot, else fill `slot`
     /// (which is `None`) with an idle value, else a new one.
     #[inline(always)]
-    fn take(&self, slot: &mut Option<T>) -> Option<Lease<T>> {
+    pub(crate) fn take(&self, slot: &mut Option<T>) -> Option<Lease<T>> {
         if let Some(lease) = thread::take(&self.core.key) {
             // Always a `T`: the cache is this pool's storage's, of `T`s.
             if let Some(lease) = lease.typed::<T>() {
@@ -775,11 +775,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
         };
     }
 
-    /// Give the thread caches slots for their idle values only: for a pool
-    /// whose gets fill their guards inline (`take_into`, a `BufferPool`'s
-    /// classes) and so lease nothing out.
-    pub(crate) const fn set_no_lease_slots(&mut self) {
-        self.core.policy.lease = false;
+    /// Give the thread caches slots for their idle values only, none
+    /// spare for leases (a `BufferPool`'s classes, `Policy::spare_slots`).
+    pub(crate) const fn set_no_spare_slots(&mut self) {
+        self.core.policy.spare_slots = false;
     }
 
     /// Count a value that leaves the pool's accounting without being
