@@ -531,7 +531,7 @@ impl BufferPool {
     fn take_large(&self, class: usize, requested: usize, slot: &mut Option<Vec<u8>>) {
         self.large.lend();
         if !self.take_larger(class, requested, slot) {
-            self.classes[class].take_into(slot);
+            self.classes[class].take_slow(slot);
         }
     }
 

@@ -480,23 +480,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// (`tier::thread::take_cached`): an idle value, else a new one.
     #[cold]
     #[inline(never)]
-    fn take_slow(&self, slot: &mut Option<T>) {
+    pub(crate) fn take_slow(&self, slot: &mut Option<T>) {
         let found = erased::fill_with::<T>(|out| {
             thread::take_cached(self.core.storage(Self::META), out);
-        });
-        *slot = Some(match found {
-            Some(value) => value,
-            None => self.create(),
-        });
-    }
-
-    /// Fill `slot` (which is `None`) with an idle value, else a new one.
-    #[inline(always)]
-    pub(crate) fn take_into(&self, slot: &mut Option<T>) {
-        let found = erased::fill_with::<T>(|out| {
-            if !thread::take_value(&self.core.key, out) {
-                thread::take_cached(self.core.storage(Self::META), out);
-            }
         });
         *slot = Some(match found {
             Some(value) => value,

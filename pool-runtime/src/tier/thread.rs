@@ -383,16 +383,6 @@ pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
     }
 }
 
-/// [`take`] for a caller that holds the value inline (a buffer pool's
-/// guard): the newest value moved into `out`; false as [`take`] gives
-/// `None`.
-#[inline(always)]
-pub(crate) fn take_value(key: &impl Lookup<Stack, Head>, out: &mut Out<'_>) -> bool {
-    table::with_near(key, |owner| {
-        fast_counted(&owner, Event::Get, |held| held.pop_into(out))
-    }) == Some(true)
-}
-
 /// `op` on the cache on the owner's fast path, counted as `event` when it
 /// returns true; false if it returned false or the fast path was refused
 /// (busy, or requests pending).
