@@ -477,7 +477,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 
     /// [`take`](Self::take) when the thread's cache had nothing to lease
-    /// (`tier::thread::take_cached`): an idle value, else a new one.
+    /// (`tier::thread::take_cached`): an idle value, else a new one. Also a
+    /// large `BufferPool` get's, whose class keeps nothing in a thread cache.
     #[cold]
     #[inline(never)]
     pub(crate) fn take_slow(&self, slot: &mut Option<T>) {
