@@ -15,7 +15,7 @@ use crate::registry;
 use crate::reset::not_reset_named;
 use crate::stats::{Event, Stats};
 use crate::sync::Arc;
-use crate::tier::storage::{Check, Storage};
+use crate::tier::storage::{Check, Storage, is_reset};
 use crate::tier::thread;
 use core::mem::MaybeUninit;
 use core::ops::Deref;
@@ -125,15 +125,6 @@ impl Meta {
                 type_name: core::any::type_name::<T>(),
             },
         }
-    }
-}
-
-/// `T::is_reset` of `value`, if it is a `T` ([`Check`]).
-#[allow(clippy::manual_map)] // `Option::map` and a closure: two more functions per type
-fn is_reset<T: Reset + 'static>(value: &Moving<'_>) -> Option<bool> {
-    match value.downcast_ref::<T>() {
-        Some(value) => Some(T::is_reset(value)),
-        None => None,
     }
 }
 

@@ -39,6 +39,15 @@ pub(crate) struct Check {
     pub(crate) type_name: &'static str,
 }
 
+/// `T::is_reset` of `value`, if it is a `T`: a [`Check`]'s `is_reset`.
+#[allow(clippy::manual_map)] // `Option::map` and a closure: two more functions per type
+pub(crate) fn is_reset<T: crate::Reset + 'static>(value: &Moving<'_>) -> Option<bool> {
+    match value.downcast_ref::<T>() {
+        Some(value) => Some(T::is_reset(value)),
+        None => None,
+    }
+}
+
 /// A pool's storage, whatever its value type: what decay and the registry
 /// hold a pool by.
 pub(crate) trait AnyStorage: Send + Sync {

@@ -793,15 +793,12 @@ mod tests {
     use super::*;
     use crate::policy::{Limits, Mode, Policy};
     use crate::raw::erased::{Kind, fill_with};
-    use crate::tier::storage::Check;
+    use crate::tier::storage::{Check, is_reset};
     use core::mem::MaybeUninit;
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
     /// The storage of a pool of `T`s under `limits`.
     fn storage<T: crate::Reset + Send + 'static>(limits: Limits, name: &str) -> Arc<Storage> {
-        fn is_reset<T: crate::Reset + 'static>(value: &Moving<'_>) -> Option<bool> {
-            value.downcast_ref::<T>().map(T::is_reset)
-        }
         let check = Check {
             is_reset: is_reset::<T>,
             type_name: core::any::type_name::<T>(),
