@@ -938,4 +938,60 @@ mod tests {
         assert_eq!(p.class_to_keep(5120), 7);
         assert_eq!(p.class_to_keep(1 << 30), 22);
     }
+
+    /// A hit stays leased in its class's thread-cache slot while its guard
+    /// lives. Every way back takes it out of that slot and to the class its
+    /// capacity fits: grown into a larger class, shrunk to nothing, grown
+    /// past the thread caches' limit, detached, dropped on another thread.
+    /// (CI runs this under Miri: each is a different path of the lease code
+    /// in `raw/`.)
+    #[test]
+    #[cfg(not(poolable_loom))]
+    fn a_leased_hit_leaves_its_slot_by_every_way_back() {
+        let _every_pool = crate::registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // `static`: its last guard is dropped on a thread that is joined,
+        // not scoped (a scope may end before the thread hands its caches
+        // back).
+        static BUFS: BufferPool = BufferPool::new().max_bytes(1 << 20);
+        let retained = |class: usize| BUFS.class_stats()[class].stats.retained;
+        let small = BUFS.class_to_take(100).unwrap();
+        let lease = || {
+            drop(BUFS.get(100)); // a miss: the class is empty each time
+            let buf = BUFS.get(100); // a hit: leased
+            assert_eq!(retained(small), 0);
+            buf
+        };
+
+        let mut buf = lease();
+        buf.extend_from_slice(&[1; 1000]);
+        let grown = BUFS.class_to_keep(buf.capacity());
+        assert!(grown > small);
+        drop(buf);
+        assert_eq!((retained(small), retained(grown)), (0, 1));
+
+        let mut buf = lease();
+        buf.shrink_to_fit();
+        drop(buf);
+        assert_eq!((retained(small), retained(0)), (0, 1));
+
+        let mut buf = lease();
+        buf.reserve(LOCAL_CACHE_MAX_BYTES * 2);
+        let large = BUFS.class_to_keep(buf.capacity());
+        drop(buf);
+        assert_eq!((retained(small), retained(large)), (0, 1));
+
+        let detached: Vec<u8> = PooledBuf::into_inner(lease());
+        assert!(detached.capacity() >= 100);
+        assert_eq!(retained(small), 0);
+
+        let buf = lease();
+        std::thread::spawn(move || drop(buf)).join().unwrap();
+        assert_eq!(retained(small), 1);
+
+        let stats = BUFS.stats();
+        assert_eq!((stats.misses, stats.detached), (5, 1), "{stats}");
+        assert_eq!(stats.unaccounted(0, 0), 0, "{stats}");
+    }
 }

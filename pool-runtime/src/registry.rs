@@ -370,11 +370,17 @@ impl fmt::Display for Report {
 }
 
 #[cfg(all(test, not(poolable_loom)))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Pool;
     use crate::raw::fence::tests::heavy_fences_of;
-    use std::sync::Barrier;
+    use std::sync::{Barrier, Mutex};
+
+    /// Held by a test that trims every pool, and by one that counts a
+    /// pool's idle values: a trim of every pool reaches every test's pools
+    /// (a value idle across two is dropped), and a count read while it runs
+    /// can be one value out.
+    pub(crate) static EVERY_POOL: Mutex<()> = Mutex::new(());
 
     /// A trim of every pool makes a number of heavy fences (expedited
     /// `membarrier` calls, each of which interrupts every running thread of
@@ -382,6 +388,7 @@ mod tests {
     /// per `trim_all`. It made one per thread cache of each pool.
     #[test]
     fn a_trim_of_every_pool_makes_one_heavy_fence() {
+        let _every_pool = EVERY_POOL.lock().unwrap_or_else(|e| e.into_inner());
         const THREADS: usize = 16;
         let pools: Arc<Vec<Pool<Vec<u8>>>> = Arc::new((0..4).map(|_| Pool::new()).collect());
         let parked = Arc::new(Barrier::new(THREADS + 1));
