@@ -10,7 +10,10 @@ use core::fmt;
 /// synchronised with). Operations racing with the call may or may not be
 /// included. `retained` and `retained_bytes` are read shard by shard, so
 /// values moving between a thread cache and a shard during the call can be
-/// missed or seen twice.
+/// missed or seen twice. A thread that exits hands its caches' values back
+/// in its thread-local destructors: [`join`](std::thread::JoinHandle::join)
+/// waits for them, but the end of a [`std::thread::scope`] does not, so
+/// counts read right after a scope can still catch values on the move.
 ///
 /// Every value the pool creates ends in exactly one place, so, for values
 /// that came from the pool, `misses` + `prefilled` = `retained` + values still held by
