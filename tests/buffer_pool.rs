@@ -63,52 +63,6 @@ fn a_buffer_that_grew_moves_up_a_class() {
 }
 
 #[test]
-fn a_hit_held_in_its_thread_cache_returns_to_the_class_its_capacity_fits() {
-    // A hit stays in its class's thread-cache slot while the guard holds
-    // it; whatever the guard does to it, its return goes where its
-    // capacity now says, as a miss's does.
-    let bufs = BufferPool::new();
-    let small = bufs
-        .class_stats()
-        .iter()
-        .position(|c| c.capacity >= 100)
-        .unwrap();
-    let class_of = |capacity: usize| {
-        bufs.class_stats()
-            .iter()
-            .rposition(|c| c.capacity <= capacity)
-            .unwrap_or(0)
-    };
-    let retained = |class: usize| bufs.class_stats()[class].stats.retained;
-
-    drop(bufs.get(100)); // a miss, kept in its class
-    let mut buf = bufs.get(100); // the hit
-    assert_eq!(bufs.stats().misses, 1);
-    buf.extend_from_slice(&[1; 5000]); // grows into a larger class
-    let grown = class_of(buf.capacity());
-    assert!(grown > small);
-    drop(buf);
-    assert_eq!((retained(small), retained(grown)), (0, 1));
-
-    let mut buf = bufs.get(bufs.class_stats()[grown].capacity); // a hit there
-    assert_eq!(bufs.stats().misses, 1);
-    buf.shrink_to_fit(); // empty: capacity 0, the smallest class
-    drop(buf);
-    assert_eq!((retained(0), retained(grown)), (1, 0));
-
-    drop(bufs.get(100)); // the 128-byte class again, then a hit there
-    let mut buf = bufs.get(100);
-    buf.extend_from_slice(&[1; 100_000]); // over `max_bytes`: dropped
-    drop(buf);
-    let buf = bufs.get(100);
-    let _owned: Vec<u8> = PooledBuf::into_inner(buf); // a hit detached
-
-    let stats = bufs.stats();
-    assert_eq!((stats.dropped_oversize, stats.detached), (1, 1), "{stats}");
-    assert_eq!(stats.unaccounted(0, 0), 0, "{stats}");
-}
-
-#[test]
 fn a_buffer_over_max_bytes_is_dropped_on_return() {
     let bufs = BufferPool::new().max_bytes(4096);
     let mut buf = bufs.get(100);

@@ -941,10 +941,11 @@ mod tests {
 
     /// A hit stays leased in its class's thread-cache slot while its guard
     /// lives. Every way back takes it out of that slot and to the class its
-    /// capacity fits: grown into a larger class, shrunk to nothing, grown
-    /// past the thread caches' limit, detached, dropped on another thread.
-    /// (CI runs this under Miri: each is a different path of the lease code
-    /// in `raw/`.)
+    /// capacity fits, as a miss's return would: grown into a larger class,
+    /// shrunk to nothing, grown past the thread caches' limit, grown past
+    /// `max_bytes` (dropped), detached, dropped on another thread. (CI runs
+    /// this under Miri: each is a different path of the lease code in
+    /// `raw/`.)
     #[test]
     #[cfg(not(poolable_loom))]
     fn a_leased_hit_leaves_its_slot_by_every_way_back() {
@@ -971,16 +972,23 @@ mod tests {
         drop(buf);
         assert_eq!((retained(small), retained(grown)), (0, 1));
 
-        let mut buf = lease();
+        // A hit in the class it grew into, leased there: no miss.
+        let mut buf = BUFS.get(BUFS.class_capacity(grown));
+        assert_eq!(BUFS.stats().misses, 1);
         buf.shrink_to_fit();
         drop(buf);
-        assert_eq!((retained(small), retained(0)), (0, 1));
+        assert_eq!((retained(grown), retained(0)), (0, 1));
 
         let mut buf = lease();
         buf.reserve(LOCAL_CACHE_MAX_BYTES * 2);
         let large = BUFS.class_to_keep(buf.capacity());
         drop(buf);
         assert_eq!((retained(small), retained(large)), (0, 1));
+
+        let mut buf = lease();
+        buf.reserve(2 << 20);
+        drop(buf);
+        assert_eq!((retained(small), BUFS.stats().dropped_oversize), (0, 1));
 
         let detached: Vec<u8> = PooledBuf::into_inner(lease());
         assert!(detached.capacity() >= 100);
