@@ -75,6 +75,19 @@ fn measured_ops_buffer(n: u64) {
     buffer(n);
 }
 
+/// `n` ops of one mode.
+type Ops = fn(u64);
+
+/// The mode of poolable's own with this id, other than workload 0: its
+/// ops, and the same collected as `measured_ops` is.
+fn poolable_mode(id: &str) -> Option<(Ops, Ops)> {
+    match id {
+        "burst" => Some((burst, measured_ops_burst)),
+        "buffer" => Some((buffer, measured_ops_buffer)),
+        _ => None,
+    }
+}
+
 /// The contender with this id.
 fn from_id(id: &str) -> Option<ObjContender> {
     ObjContender::ALL.into_iter().find(|c| c.id() == id)
@@ -102,18 +115,13 @@ fn main() {
                 println!("{}", c.id());
             }
         }
-        [id, n] if id == "burst" || id == "buffer" => {
+        [id, n] if let Some((warm, measured)) = poolable_mode(id) => {
             let Ok(n) = n.parse::<u64>() else {
                 eprintln!("{}", usage());
                 std::process::exit(2);
             };
-            if id == "burst" {
-                burst(WARM);
-                measured_ops_burst(n);
-            } else {
-                buffer(WARM);
-                measured_ops_buffer(n);
-            }
+            warm(WARM);
+            measured(n);
         }
         [id, n] => {
             let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
