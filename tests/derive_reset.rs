@@ -650,6 +650,40 @@ fn generic_default_field_infers_a_default_bound_and_keeps_the_where_clause() {
     );
 }
 
+// ---------------------------------------------------------------- wide structs
+
+/// 145 plain fields: more than twelve tuples of twelve, which the derive
+/// once passed to the runtime as one tuple of 13 (unimplemented there).
+#[derive(poolable::Poolable, Default)]
+#[rustfmt::skip]
+struct Wide(
+    Vec<u8>,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+    u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8,
+);
+
+#[test]
+fn a_struct_of_more_than_144_fields_derives() {
+    let mut wide = Wide::default();
+    wide.0.push(1);
+    wide.144 = 7;
+    assert!(!wide.is_reset());
+    let wide = reset(wide);
+    assert!(wide.0.is_empty() && wide.144 == 0 && wide.is_reset());
+    assert!(wide.heap_bytes() >= 1);
+    assert!(Wide::pool().get().0.is_empty());
+}
+
 // ---------------------------------------------------------------- crate path
 
 mod reexport {
@@ -684,6 +718,38 @@ fn crate_path_works_through_a_reexport() {
     let p = reset(PoolableViaReexport { buf: vec![1, 2] });
     assert_eq!(p, PoolableViaReexport::default());
     assert!(PoolableViaReexport::pool().get().buf.is_empty());
+}
+
+/// Crate paths the derive once split wrongly when it wrote its field
+/// checks: a raw identifier (`r#try` came out as `r # try`, unparsable) and
+/// a non-ASCII one (`pöol` made the derive panic).
+mod r#try {
+    pub use poolable::*;
+}
+
+#[allow(non_snake_case)]
+mod pöol {
+    pub use poolable::*;
+}
+
+#[derive(poolable::Poolable, Debug, Default, PartialEq)]
+#[poolable(crate = "r#try")]
+struct ViaRawIdent {
+    buf: Vec<u8>,
+}
+
+#[derive(poolable::Poolable, Debug, Default, PartialEq)]
+#[poolable(crate = "self::pöol")]
+struct ViaNonAscii {
+    buf: Vec<u8>,
+}
+
+#[test]
+fn crate_path_may_be_a_raw_or_non_ascii_identifier() {
+    assert_eq!(reset(ViaRawIdent { buf: vec![1] }), ViaRawIdent::default());
+    assert_eq!(reset(ViaNonAscii { buf: vec![1] }), ViaNonAscii::default());
+    assert!(ViaRawIdent::pool().get().buf.is_empty());
+    assert!(ViaNonAscii::pool().get().buf.is_empty());
 }
 
 /// A stand-in crate with its own `Reset` trait: if the derive ignored

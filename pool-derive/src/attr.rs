@@ -166,12 +166,14 @@ impl Container {
                     }
                 } else if key == CRATE {
                     if let Some(lit) = string_value(&meta, "crate = \"path::to::poolable\"", errors)? {
-                        match lit.parse::<Path>() {
+                        // A module's path: no generic arguments, which
+                        // no path to a crate has.
+                        match lit.parse_with(Path::parse_mod_style) {
                             Ok(path) => out.krate.set(errors, key, path),
                             Err(_) => errors.push(syn::Error::new(
                                 lit.span(),
                                 format!(
-                                    "`crate` must be a path, like `crate = \"my::poolable\"`; `{}` is not one",
+                                    "`crate` must be a module's path, like `crate = \"my::poolable\"`; `{}` is not one",
                                     lit.value()
                                 ),
                             )),

@@ -68,8 +68,9 @@ fn is_plain(field: &Field<'_>) -> bool {
 }
 
 /// `(&mut this.a, &mut this.b,)` (or `&this.a`...) for the plain fields,
-/// as source text, nested by twelve (the runtime's tuples stop there);
-/// `None` if there are none.
+/// as source text, nested so that no tuple has more than twelve elements
+/// (the runtime's tuples stop there): twelve fields a tuple, twelve of
+/// those a tuple, and so on; `None` if there are none.
 fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
     fn nest(out: &mut String, refs: &[String], by: &str) {
         out.push('(');
@@ -81,7 +82,12 @@ fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
                 out.push(',');
             }
         } else {
-            for chunk in refs.chunks(12) {
+            // Chunks of 12^k fields, k as small as leaves at most twelve.
+            let mut chunk = 12;
+            while refs.len().div_ceil(chunk) > 12 {
+                chunk *= 12;
+            }
+            for chunk in refs.chunks(chunk) {
                 nest(out, chunk, by);
                 out.push(',');
             }

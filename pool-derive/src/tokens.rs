@@ -122,10 +122,10 @@ impl<F: Fn(&mut TokenStream)> ToTokens for Emit<F> {
 }
 
 /// Append the tokens of `src`, each spanned at `span`: `src` holds
-/// identifiers, keywords and punctuation only, written as in Rust source
-/// (`as ::core::marker::Send`). Two-character operators are `::`, `->`, `=>`
-/// and `&&`, as rustc's lexer joins them; other punctuation is one token
-/// per character.
+/// identifiers (raw and non-ASCII ones too), keywords and punctuation
+/// only, written as in Rust source (`as ::core::marker::Send`).
+/// Two-character operators are `::`, `->`, `=>` and `&&`, as rustc's lexer
+/// joins them; other punctuation is one token per character.
 pub fn push(out: &mut TokenStream, span: Span, src: &str) {
     let bytes = src.as_bytes();
     let mut i = 0;
@@ -133,12 +133,21 @@ pub fn push(out: &mut TokenStream, span: Span, src: &str) {
         let c = bytes[i];
         if c.is_ascii_whitespace() {
             i += 1;
-        } else if c.is_ascii_alphabetic() || c == b'_' {
+        } else if is_ident_byte(c) && !c.is_ascii_digit() {
+            // A raw identifier, `r#try`, is one token.
+            let raw = c == b'r' && bytes.get(i + 1) == Some(&b'#');
+            if raw {
+                i += 2;
+            }
             let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            while i < bytes.len() && is_ident_byte(bytes[i]) {
                 i += 1;
             }
-            out.append(Ident::new(&src[start..i], span));
+            out.append(if raw {
+                Ident::new_raw(&src[start..i], span)
+            } else {
+                Ident::new(&src[start..i], span)
+            });
         } else {
             let next = bytes.get(i + 1).copied();
             let pair = matches!(
@@ -154,6 +163,13 @@ pub fn push(out: &mut TokenStream, span: Span, src: &str) {
             }
         }
     }
+}
+
+/// A byte of an identifier: ASCII letters, digits and `_`, and every byte
+/// of a non-ASCII character (a path given as `crate = "pöol"`; its
+/// validity was checked when the attribute was parsed).
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || !c.is_ascii()
 }
 
 fn punct(c: u8, spacing: Spacing, span: Span) -> Punct {
