@@ -232,3 +232,33 @@ fn a_recycle_vec_sheds_spares_until_it_fits() {
     assert!(v.heap_bytes() <= 10_000, "{}", v.heap_bytes());
     assert!(v.spare_len() > 0, "it keeps what fits");
 }
+
+/// A value that measures near `usize::MAX`: what a `Mutex` locked or a
+/// `RefCell` borrowed at its return measures (`usize::MAX`), or a
+/// hand-written `heap_bytes` that says so.
+struct Huge;
+
+impl Reset for Huge {
+    fn reset(&mut self) {}
+    fn heap_bytes(&self) -> usize {
+        usize::MAX / 2 + 1
+    }
+}
+
+/// With the cap disabled the pool keeps such values, and the sums of their
+/// sizes (stats, `retained_bytes`, trims, `advice`) saturate instead of
+/// overflowing: they once panicked in a debug build ("attempt to add with
+/// overflow"), and `Pool::drop` aborted the process on the way out.
+#[test]
+fn values_measured_near_usize_max_are_summed_without_overflow() {
+    let pool: Pool<Huge> = Pool::with_new(|| Huge).max_bytes(usize::MAX);
+    drop((pool.get(), pool.get(), pool.get()));
+    let stats = pool.stats();
+    assert_eq!((stats.retained, stats.retained_bytes), (3, usize::MAX));
+    assert!(poolable::retained_bytes() > 0);
+    let _ = poolable::advice();
+    pool.trim();
+    pool.clear();
+    assert_eq!(pool.stats().retained, 0);
+    assert!(stats.is_balanced());
+}

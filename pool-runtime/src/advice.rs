@@ -220,7 +220,7 @@ pub(crate) fn findings(pool: &str, seen: &Observation) -> Vec<Advice> {
         // hits r / n of the gets: n is about r / hit rate.
         let needed = (seen.retention as f64 / hit.max(1.0 / 64.0)).ceil() as usize;
         let value = needed
-            .max(2 * seen.retention)
+            .max(seen.retention.saturating_mul(2))
             .div_ceil(LOCAL_CACHE_SIZE)
             .saturating_mul(LOCAL_CACHE_SIZE);
         found.push(advice(
@@ -504,6 +504,21 @@ mod tests {
         // 64 kept at 25% hits: about 256 out at once.
         assert_eq!(advice[0].value(), Some(256));
         assert!(advice[0].to_string().contains("`max_retained(256)`"));
+    }
+
+    /// `max_retained(usize::MAX)`, the natural way to write "unbounded",
+    /// with drops as full all the same (a retained-bytes budget's, or
+    /// chaos mode's): the advice once doubled the retention with an
+    /// overflowing multiply.
+    #[test]
+    fn a_full_pool_of_unbounded_retention_is_advised_without_overflow() {
+        let mut full = seen(1000);
+        full.retention = usize::MAX;
+        full.stats.misses = 919;
+        full.stats.dropped_full = 910;
+        let advice = findings("p", &full);
+        assert_eq!(advice.len(), 1, "{advice:?}");
+        assert_eq!(advice[0].kind(), AdviceKind::Full);
     }
 
     #[test]

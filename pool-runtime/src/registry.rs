@@ -131,7 +131,10 @@ pub(crate) fn enforce_budget() {
         .iter()
         .map(|pool| pool.core().cached_bytes())
         .collect();
-    let total = crate::budget::shared_retained_bytes().saturating_add(cached.iter().sum());
+    let cached_total = cached
+        .iter()
+        .fold(0, |sum: usize, &b| sum.saturating_add(b));
+    let total = crate::budget::shared_retained_bytes().saturating_add(cached_total);
     let mut excess = total.saturating_sub(budget);
     for oldest_only in [true, false] {
         for pool in &pools {
@@ -171,7 +174,9 @@ pub(crate) fn enforce_budget() {
 /// assert!(poolable::retained_bytes() >= before + 1000);
 /// ```
 pub fn retained_bytes() -> usize {
-    let cached: usize = live().iter().map(|pool| pool.core().cached_bytes()).sum();
+    let cached = live().iter().fold(0, |sum: usize, pool| {
+        sum.saturating_add(pool.core().cached_bytes())
+    });
     crate::budget::shared_retained_bytes().saturating_add(cached)
 }
 

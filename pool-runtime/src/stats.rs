@@ -62,7 +62,9 @@ pub struct Stats {
     /// Idle values retained now, in thread caches and shards.
     pub retained: usize,
     /// Bytes kept by the retained values: each one's [`Reset::heap_bytes`](crate::Reset::heap_bytes)
-    /// plus `size_of::<T>()`, the pool's own storage of it.
+    /// plus `size_of::<T>()`, the pool's own storage of it. The sum
+    /// saturates at `usize::MAX`, which values that measure so much (a
+    /// locked `Mutex` measures `usize::MAX`) can reach under a disabled cap.
     pub retained_bytes: usize,
     /// Panics caught while the pool dropped values it was discarding (idle
     /// values at a trim, a `clear` or a thread's exit; values that found no
@@ -133,7 +135,7 @@ impl Stats {
         self.dropped_idle += other.dropped_idle;
         self.detached += other.detached;
         self.retained += other.retained;
-        self.retained_bytes += other.retained_bytes;
+        self.retained_bytes = self.retained_bytes.saturating_add(other.retained_bytes);
         self.drop_panics += other.drop_panics;
         self.prefilled += other.prefilled;
         self.external += other.external;

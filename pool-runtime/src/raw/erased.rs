@@ -276,9 +276,12 @@ impl Entries {
         &self.bytes
     }
 
-    /// The sum of the values' sizes.
+    /// The sum of the values' sizes, saturating: a value may measure up to
+    /// `usize::MAX` (`Reset::heap_bytes` of a locked `Mutex`).
     pub(crate) fn total_bytes(&self) -> usize {
-        self.bytes.iter().sum()
+        self.bytes
+            .iter()
+            .fold(0, |sum, &bytes| sum.saturating_add(bytes))
     }
 
     /// An empty list of the same kind.

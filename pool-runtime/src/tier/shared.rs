@@ -331,7 +331,7 @@ impl Shards {
             for list in lists {
                 let mut n = 0;
                 while n < list.len() && freed < bytes {
-                    freed += list.bytes()[n];
+                    freed = freed.saturating_add(list.bytes()[n]);
                     n += 1;
                 }
                 release(list.split_front(n), &mut dead);
@@ -396,7 +396,8 @@ impl Shards {
         for shard in &self.shards {
             let shard = lock(shard);
             count += shard.current.len() + shard.victim.len();
-            bytes += shard.current.total_bytes() + shard.victim.total_bytes();
+            bytes = usize::saturating_add(bytes, shard.current.total_bytes())
+                .saturating_add(shard.victim.total_bytes());
         }
         (count, bytes)
     }

@@ -213,7 +213,7 @@ impl Core {
     pub(crate) fn cached_bytes(&self) -> usize {
         let mut bytes = 0;
         for cache in lock(&self.caches).iter() {
-            bytes += cache.retained().bytes();
+            bytes = usize::saturating_add(bytes, cache.retained().bytes());
         }
         bytes
     }
@@ -245,7 +245,7 @@ impl Core {
         let (mut stats, returns_beyond_gets) = self.counted();
         let (count, bytes) = self.shards.retained();
         stats.retained += count;
-        stats.retained_bytes += bytes;
+        stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
         self.sample_held(&stats);
         (stats, returns_beyond_gets)
     }

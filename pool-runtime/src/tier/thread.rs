@@ -102,7 +102,9 @@ impl Retained {
     /// cache; for another thread's, a snapshot taken while it may move.
     fn get(&self) -> (usize, usize) {
         let len = self.len.load(Relaxed).min(LOCAL_CACHE_SIZE);
-        let bytes = self.sizes[..len].iter().map(|s| s.load(Relaxed)).sum();
+        let bytes = self.sizes[..len]
+            .iter()
+            .fold(0, |sum: usize, size| sum.saturating_add(size.load(Relaxed)));
         (len, bytes)
     }
 
@@ -115,7 +117,7 @@ impl Retained {
     pub(crate) fn sum_into(&self, stats: &mut Stats) {
         let (len, bytes) = self.get();
         stats.retained += len;
-        stats.retained_bytes += bytes;
+        stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
     }
 }
 
