@@ -368,7 +368,15 @@ fn path_value(
     key: Symbol,
     errors: &mut Errors,
 ) -> syn::Result<Option<ExprPath>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let input = meta.value()?;
+    if let Some(closure) = closure(input)? {
+        errors.spanned(
+            closure,
+            format!("`{key}` takes a path to a function, like `{key} = my_fn`, not a closure: write it as a `fn`"),
+        );
+        return Ok(None);
+    }
+    let expr: Expr = input.parse()?;
     match expr {
         Expr::Path(path) => Ok(Some(path)),
         other => {
@@ -379,6 +387,35 @@ fn path_value(
             Ok(None)
         }
     }
+}
+
+/// The tokens of a closure, `|args| body` or `move || body`, up to the
+/// `,` after it: read by hand, as syn parses closures only with its `full`
+/// feature, which this crate does not enable (without it, syn's error
+/// would tell the user to enable it). A top-level `,` in the body ends it
+/// early; the key after it is then misread, an error of its own.
+fn closure(input: syn::parse::ParseStream<'_>) -> syn::Result<Option<proc_macro2::TokenStream>> {
+    if !(input.peek(Token![|]) || input.peek(Token![||]) || input.peek(Token![move])) {
+        return Ok(None);
+    }
+    input.step(|cursor| {
+        let mut tokens = proc_macro2::TokenStream::new();
+        let mut rest = *cursor;
+        // Bars seen: the arguments, between the first two, may hold commas.
+        let mut bars = 0;
+        while let Some((token, next)) = rest.token_tree() {
+            if let proc_macro2::TokenTree::Punct(punct) = &token {
+                match punct.as_char() {
+                    '|' => bars += 1,
+                    ',' if bars != 1 => break,
+                    _ => {}
+                }
+            }
+            tokens.extend([token]);
+            rest = next;
+        }
+        Ok((Some(tokens), rest))
+    })
 }
 
 fn string_value(
