@@ -970,6 +970,11 @@ README_START = "<!-- bench-summary:start -->"
 README_END = "<!-- bench-summary:end -->"
 
 
+def workload_columns(groups: dict) -> int:
+    """How many workload columns RESULTS.md's summary table has."""
+    return sum(len(param_order(group, groups[group])) for group in groups)
+
+
 def summary_table(groups: dict) -> list[str]:
     """Every contender's median per workload, with the ratio to the
     thread-local baseline in brackets: one table of every workload, for
@@ -1048,7 +1053,7 @@ def readme_summary(groups: dict, mach: dict, times) -> list[str]:
         "row. "
         f"{mach.get('cpu', 'unknown CPU')}, "
         f"{mach.get('nproc', '?')} cores, {mach.get('rustc', 'rustc')}, {when}. "
-        "Every workload and contender (the table of all 13 workload columns), allocation counts "
+        f"Every workload and contender (the table of all {workload_columns(groups)} workload columns), allocation counts "
         "and memory: [benches/RESULTS.md](benches/RESULTS.md).",
     ]
     return lines

@@ -225,10 +225,10 @@
 //! would then leave a 50 MB buffer in the pool for good, and without a garbage
 //! collector nothing ever empties a pool that is no longer used.
 //!
-//! - **Size cap.** A value whose [`Reset::heap_bytes`] after the reset exceeds
-//!   the pool's `max_bytes` (64 KiB by default) is dropped instead of kept
-//!   (`Stats::dropped_oversize`). Or shrink instead of drop, field by field,
-//!   with `#[poolable(max_capacity = N)]`. The derived `heap_bytes` counts
+//! - **Size cap.** A value whose [`Reset::heap_bytes`] after the reset, plus
+//!   `size_of::<T>()`, exceeds the pool's `max_bytes` (64 KiB by default) is
+//!   dropped instead of kept (`Stats::dropped_oversize`). Or shrink instead
+//!   of drop, field by field, with `#[poolable(max_capacity = N)]`. The derived `heap_bytes` counts
 //!   the fields reset by their own `Reset` impl; a `skip`, `default` or
 //!   `with` field is invisible to the cap unless it says how to measure it
 //!   (`#[poolable(with = Vec::clear, heap_bytes = Vec::capacity)]`).

@@ -1,6 +1,6 @@
 //! The adaptive size cap of [`Pool::max_bytes_auto`](crate::Pool::max_bytes_auto),
 //! after valyala/bytebufferpool's calibration: count what each returned
-//! value's contents used ([`Reset::used_bytes`], before the reset) in
+//! value's contents used ([`Reset::used_bytes`](crate::Reset::used_bytes), before the reset) in
 //! power-of-two classes, and every [`AUTO_CAP_WINDOW`] returns set the cap
 //! from the smallest class that covers 95% of them, within
 //! `[AUTO_CAP_FLOOR, max_bytes]`. The most common class also becomes the

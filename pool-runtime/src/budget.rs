@@ -1,7 +1,7 @@
 //! The process-wide budget of retained bytes
 //! ([`set_retained_budget`](crate::set_retained_budget)), a gauge:
-//! what every pool keeps idle, its shared tier and its thread caches, added
-//! up. The shared tier checks it when a value enters a shard (a spill, a
+//! what every pool's shared tier keeps idle, added up (`retained_bytes`,
+//! `registry.rs`, adds the thread caches). The shared tier checks it when a value enters a shard (a spill, a
 //! return without a thread cache, a prefill); [`trim_all`](crate::trim_all)
 //! and a change of the budget enforce it on every tier (`registry.rs`); the
 //! fast path never looks at it.

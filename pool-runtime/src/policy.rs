@@ -4,7 +4,7 @@
 use crate::raw::lease;
 
 /// The default `max_bytes`: a returned value whose [`heap_bytes`](crate::Reset::heap_bytes)
-/// exceeds 64 KiB is dropped instead of retained.
+/// plus `size_of::<T>()` exceeds 64 KiB is dropped instead of retained.
 ///
 /// This is the cap Go's `fmt` package applies to its pooled print buffers: it
 /// keeps the common small buffers warm while one 50 MB request cannot leave a

@@ -35,8 +35,8 @@ use core::ops::Deref;
 /// # Policy
 ///
 /// - **Size cap** ([`max_bytes`](Pool::max_bytes), default [`DEFAULT_MAX_BYTES`](crate::DEFAULT_MAX_BYTES)
-///   = 64 KiB): a returned value whose [`Reset::heap_bytes`] exceeds it is
-///   dropped (`Stats::dropped_oversize`).
+///   = 64 KiB): a returned value whose [`Reset::heap_bytes`] plus
+///   `size_of::<T>()` exceeds it is dropped (`Stats::dropped_oversize`).
 /// - **Retention bound** ([`max_retained`](Pool::max_retained), default
 ///   `4 × CPUs × LOCAL_CACHE_SIZE`): each thread caches up to
 ///   `min(LOCAL_CACHE_SIZE, max_retained)` idle values, and the shared shards hold up to
@@ -336,7 +336,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     }
 
     /// Drop, instead of retaining, any returned value whose
-    /// [`Reset::heap_bytes`] exceeds `bytes`. `usize::MAX` disables the cap.
+    /// [`Reset::heap_bytes`] plus `size_of::<T>()` (the pool's own storage of
+    /// it) exceeds `bytes`. `usize::MAX` disables the cap.
     ///
     /// ```
     /// use poolable::Pool;
