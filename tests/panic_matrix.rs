@@ -1,6 +1,7 @@
 //! Panics in user code are survived: a panic while holding a guard, in a
-//! constructor, in a `with` reset function, and in a field's `Drop` when the
-//! pool drops a value (oversize, full, trim, clear). After each, the pool
+//! constructor, in a `with` reset function, in `heap_bytes` during a
+//! prefill, and in a field's `Drop` when the pool drops a value (oversize,
+//! full, trim, clear). After each, the pool
 //! keeps working, no value or byte leaks, and the counters still balance.
 //!
 //! Leaks are measured with a counting `#[global_allocator]` (live bytes per
@@ -36,6 +37,7 @@ std::thread_local! {
     static LIVE_JOBS: Cell<isize> = const { Cell::new(0) };
     static ARM_NEW: Cell<bool> = const { Cell::new(false) };
     static ARM_RESET: Cell<bool> = const { Cell::new(false) };
+    static ARM_MEASURE: Cell<bool> = const { Cell::new(false) };
 }
 
 fn live_jobs() -> isize {
@@ -436,7 +438,41 @@ fn panic_in_field_drop_during_trim_of_the_thread_cache_keeps_retained_bytes_exac
 }
 
 // ---------------------------------------------------------------------------
-// 5. A panic in a field's `Drop` when a thread exits with the value in its
+// 5. A panic in `heap_bytes` while `reserve` measures a new value.
+
+/// A buffer whose `heap_bytes` panics when `ARM_MEASURE` is set.
+struct Measured(Vec<u8>);
+
+impl Reset for Measured {
+    fn reset(&mut self) {
+        self.0.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        if ARM_MEASURE.with(|armed| armed.replace(false)) {
+            planned_panic();
+        }
+        self.0.capacity()
+    }
+}
+
+/// The value the panic drops never was the pool's, as one whose
+/// constructor panics: it was once counted as prefilled, and then nowhere.
+#[test]
+fn panic_in_heap_bytes_while_reserving_keeps_the_counters_balanced() {
+    quiet_planned_panics();
+    let pool = Pool::with_new(|| Measured(Vec::with_capacity(8)));
+    ARM_MEASURE.with(|armed| armed.set(true));
+    expect_planned_panic(|| {
+        pool.reserve(2);
+    });
+    assert_balanced(pool.stats(), 0, 0);
+    assert_eq!(pool.stats().prefilled, 0);
+    assert_eq!(pool.reserve(1), 1);
+    assert_balanced(pool.stats(), 0, 0);
+}
+
+// ---------------------------------------------------------------------------
+// 6. A panic in a field's `Drop` when a thread exits with the value in its
 //    cache. The cache is flushed by a thread-local destructor, and a panic in
 //    a thread-local destructor aborts the process, so this runs in a child
 //    process.

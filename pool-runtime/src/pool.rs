@@ -648,7 +648,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// A value over the size cap is dropped (`dropped_oversize`) and ends
     /// the prefill. Prefilled values decay like any idle value: two trims
     /// before a get takes them, and they are gone. A panicking constructor
-    /// propagates; the values made before it are kept.
+    /// or `heap_bytes` propagates; the values made before it are kept, and
+    /// the one it panicked on is dropped, not counted.
     ///
     /// ```
     /// use poolable::Pool;
@@ -667,8 +668,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let mut kept = 0;
         while kept < n && storage.shards.has_room() {
             let value = self.new.call();
-            storage.count(Event::Prefilled, 1);
+            // Measured before it is counted: `heap_bytes` is user code, and
+            // if it unwinds the value, dropped, never was the pool's (as one
+            // whose constructor unwinds).
             let bytes = size_of_kept(&value);
+            storage.count(Event::Prefilled, 1);
             if bytes > storage.max_bytes() {
                 storage.count(Event::DroppedOversize, 1);
                 storage.record_oversize(bytes);
