@@ -101,3 +101,31 @@ fn under_medium_pressure_one_tick_empties_the_shards_and_ages_the_caches() {
     drop(release);
     trimmer.stop();
 }
+
+/// The trimmer's thread runs user code (the pressure check here, a pooled
+/// value's `Drop` in a trim), which may drop the `Trimmer` itself: that
+/// stops the thread without joining it from itself, which once panicked
+/// inside the library ("failed to join thread: Resource deadlock avoided").
+#[test]
+fn a_trimmer_dropped_on_its_own_thread_stops_without_a_panic() {
+    let _alone = alone();
+    static TRIMMER: Mutex<Option<poolable::trimmer::Trimmer>> = Mutex::new(None);
+    let (done, dropped) = sync_channel::<std::thread::Result<()>>(1);
+    let trimmer = poolable::trimmer::builder()
+        .interval(Duration::from_millis(1))
+        .on_memory_pressure(move || {
+            if let Some(trimmer) = TRIMMER.lock().unwrap().take() {
+                let drop_it = std::panic::AssertUnwindSafe(|| drop(trimmer));
+                let _ = done.send(std::panic::catch_unwind(drop_it));
+            }
+            false
+        })
+        .spawn()
+        .unwrap();
+    *TRIMMER.lock().unwrap() = Some(trimmer);
+    let dropped = dropped.recv_timeout(Duration::from_secs(20));
+    assert!(
+        matches!(dropped, Ok(Ok(()))),
+        "Trimmer::drop panicked or did not run"
+    );
+}

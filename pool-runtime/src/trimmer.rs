@@ -250,7 +250,10 @@ fn psi_some_avg10(psi: &str) -> Option<f64> {
     avg.parse().ok()
 }
 
-/// The handle of a background trimmer; dropping it stops the thread.
+/// The handle of a background trimmer; dropping it stops the thread and
+/// waits for it to end, unless it is dropped on that thread itself (by the
+/// pressure check, or a pooled value's `Drop` during a trim), which then
+/// ends when that code returns.
 ///
 /// ```
 /// let trimmer = poolable::trimmer::spawn(std::time::Duration::from_millis(10)).unwrap();
@@ -291,6 +294,13 @@ impl Drop for Trimmer {
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
+            // Dropped on the trimmer's own thread, by user code it runs (the
+            // pressure check, a pooled value's `Drop`): that thread ends
+            // when the code returns, having seen the stop; it cannot wait
+            // for itself.
+            if thread.thread().id() == std::thread::current().id() {
+                return;
+            }
             // The thread's loop catches every panic, so it cannot end in one.
             let joined = thread.join();
             debug_assert!(joined.is_ok(), "the trimmer thread ended in a panic");
