@@ -129,6 +129,18 @@ impl Reset for bytes::BytesMut {
     fn heap_bytes(&self) -> usize {
         self.capacity()
     }
+    fn used_bytes(&self) -> usize {
+        self.len()
+    }
+    /// A `BytesMut` cannot give part of its allocation back: one that
+    /// fits in `max_bytes` moves its contents to a new allocation that size.
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        if self.capacity() > max_bytes && self.len() <= max_bytes {
+            let mut smaller = bytes::BytesMut::with_capacity(max_bytes);
+            smaller.extend_from_slice(self);
+            *self = smaller;
+        }
+    }
 }
 
 /// Make the (empty) `buf` the only owner of its whole allocation, or of none.
@@ -231,6 +243,16 @@ impl<A: smallvec::Array> Reset for smallvec::SmallVec<A> {
             0
         }
     }
+    fn used_bytes(&self) -> usize {
+        if self.spilled() {
+            self.len().saturating_mul(size_of::<A::Item>())
+        } else {
+            0
+        }
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        crate::reset::shrink_items(self, size_of::<A::Item>(), max_bytes);
+    }
 }
 
 /// Shrink the spilled allocation to at most `capacity` items (moving back
@@ -307,6 +329,13 @@ impl<A: smallvec::Array<Item = u8>> Zeroize for smallvec::SmallVec<A> {
 /// assert!(h.is_empty() && h.capacity() >= 1);
 /// # }
 /// ```
+/// What an `IndexMap` or `IndexSet` keeps per slot: the `entry` (with its
+/// hash) in its vector, and the entry's index and control byte in the table.
+#[cfg(feature = "indexmap")]
+const fn index_entry_bytes(entry: usize) -> usize {
+    entry + size_of::<usize>() + 1
+}
+
 #[cfg(feature = "indexmap")]
 #[diagnostic::do_not_recommend]
 impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
@@ -320,7 +349,18 @@ impl<K, V, S> Reset for indexmap::IndexMap<K, V, S> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity()
-            .saturating_mul(size_of::<(usize, K, V)>() + size_of::<usize>() + 1)
+            .saturating_mul(index_entry_bytes(size_of::<(usize, K, V)>()))
+    }
+    fn used_bytes(&self) -> usize {
+        self.len()
+            .saturating_mul(index_entry_bytes(size_of::<(usize, K, V)>()))
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        crate::reset::shrink_items(
+            self,
+            index_entry_bytes(size_of::<(usize, K, V)>()),
+            max_bytes,
+        );
     }
 }
 
@@ -351,7 +391,14 @@ impl<T, S> Reset for indexmap::IndexSet<T, S> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity()
-            .saturating_mul(size_of::<(usize, T)>() + size_of::<usize>() + 1)
+            .saturating_mul(index_entry_bytes(size_of::<(usize, T)>()))
+    }
+    fn used_bytes(&self) -> usize {
+        self.len()
+            .saturating_mul(index_entry_bytes(size_of::<(usize, T)>()))
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        crate::reset::shrink_items(self, index_entry_bytes(size_of::<(usize, T)>()), max_bytes);
     }
 }
 
@@ -428,7 +475,9 @@ impl<T, S> Shrink for indexmap::IndexSet<T, S> {
 /// ```
 #[cfg(feature = "hashbrown")]
 #[diagnostic::do_not_recommend]
-impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
+impl<K: Eq + core::hash::Hash, V, S: core::hash::BuildHasher> Reset
+    for hashbrown::HashMap<K, V, S>
+{
     fn is_reset(&self) -> bool {
         self.is_empty()
     }
@@ -439,6 +488,12 @@ impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<(K, V)>() + 1)
+    }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<(K, V)>() + 1)
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        crate::reset::shrink_items(self, size_of::<(K, V)>() + 1, max_bytes);
     }
 }
 
@@ -458,7 +513,7 @@ impl<K, V, S> Reset for hashbrown::HashMap<K, V, S> {
 /// ```
 #[cfg(feature = "hashbrown")]
 #[diagnostic::do_not_recommend]
-impl<T, S> Reset for hashbrown::HashSet<T, S> {
+impl<T: Eq + core::hash::Hash, S: core::hash::BuildHasher> Reset for hashbrown::HashSet<T, S> {
     fn is_reset(&self) -> bool {
         self.is_empty()
     }
@@ -469,6 +524,12 @@ impl<T, S> Reset for hashbrown::HashSet<T, S> {
     }
     fn heap_bytes(&self) -> usize {
         self.capacity().saturating_mul(size_of::<T>() + 1)
+    }
+    fn used_bytes(&self) -> usize {
+        self.len().saturating_mul(size_of::<T>() + 1)
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        crate::reset::shrink_items(self, size_of::<T>() + 1, max_bytes);
     }
 }
 
@@ -854,5 +915,64 @@ mod tests {
             Shrink::shrink_to(&mut s, 10);
             assert!(s.capacity() < 1000);
         }
+    }
+
+    /// `value` (with `used` bytes of contents) measures them in
+    /// `used_bytes`, and `shrink_heap(max)` brings it under `max` once reset.
+    /// Both were once the trait's defaults here: the capacity taken for the
+    /// contents, and nothing given back.
+    #[allow(dead_code)] // each use is behind a feature
+    fn measures_and_shrinks<T: Reset>(mut value: T, used: usize, max: usize) {
+        let name = core::any::type_name::<T>();
+        assert_eq!(value.used_bytes(), used, "{name}");
+        value.reset();
+        assert!(value.heap_bytes() > max, "{name}: over the cap at first");
+        value.shrink_heap(max);
+        assert!(
+            value.heap_bytes() <= max,
+            "{name}: {} bytes",
+            value.heap_bytes()
+        );
+        assert!(value.is_reset(), "{name}");
+    }
+
+    #[cfg(feature = "bytes")]
+    #[test]
+    fn bytes_mut_measures_and_shrinks() {
+        let mut buf = bytes::BytesMut::with_capacity(4096);
+        buf.extend_from_slice(b"hello");
+        measures_and_shrinks(buf, 5, 100);
+    }
+
+    #[cfg(feature = "smallvec")]
+    #[test]
+    fn small_vec_measures_and_shrinks() {
+        let mut v = smallvec::SmallVec::<[u8; 4]>::with_capacity(4096);
+        v.extend_from_slice(b"hello");
+        measures_and_shrinks(v, 5, 100);
+    }
+
+    #[cfg(feature = "indexmap")]
+    #[test]
+    fn index_map_and_set_measure_and_shrink() {
+        let mut map = indexmap::IndexMap::<u64, u64>::with_capacity(4096);
+        map.insert(1, 2);
+        let entry = size_of::<(usize, u64, u64)>() + size_of::<usize>() + 1;
+        measures_and_shrinks(map, entry, 1000);
+        let mut set = indexmap::IndexSet::<u64>::with_capacity(4096);
+        set.insert(1);
+        let entry = size_of::<(usize, u64)>() + size_of::<usize>() + 1;
+        measures_and_shrinks(set, entry, 1000);
+    }
+
+    #[cfg(feature = "hashbrown")]
+    #[test]
+    fn hashbrown_map_and_set_measure_and_shrink() {
+        let mut map = hashbrown::HashMap::<u64, u64>::with_capacity(4096);
+        map.insert(1, 2);
+        measures_and_shrinks(map, size_of::<(u64, u64)>() + 1, 1000);
+        let mut set = hashbrown::HashSet::<u64>::with_capacity(4096);
+        set.insert(1);
+        measures_and_shrinks(set, size_of::<u64>() + 1, 1000);
     }
 }

@@ -285,7 +285,11 @@ pub(crate) fn shrink_level_by(
 }
 
 /// Shrink a collection of `item_bytes`-sized slots to at most `max_bytes`.
-fn shrink_items<C: Shrink + ?Sized>(collection: &mut C, item_bytes: usize, max_bytes: usize) {
+pub(crate) fn shrink_items<C: Shrink + ?Sized>(
+    collection: &mut C,
+    item_bytes: usize,
+    max_bytes: usize,
+) {
     collection.shrink_to(max_bytes / item_bytes.max(1));
 }
 
@@ -330,6 +334,18 @@ impl<T: Reset> Reset for Wrapping<T> {
     }
     fn is_reset(&self) -> bool {
         self.0.is_reset()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.0.heap_bytes()
+    }
+    fn used_bytes(&self) -> usize {
+        self.0.used_bytes()
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        self.0.shrink_heap(max_bytes);
+    }
+    fn reserve_heap(&mut self, bytes: usize) {
+        self.0.reserve_heap(bytes);
     }
 }
 
@@ -448,9 +464,10 @@ impl<T> Reset for BinaryHeap<T> {
     }
 }
 
-// hashbrown stores one control byte per bucket beside each entry.
+// hashbrown stores one control byte per bucket beside each entry. `Eq +
+// Hash` for `shrink_to` (a map without them can hold nothing anyway).
 #[diagnostic::do_not_recommend]
-impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
+impl<K: Eq + core::hash::Hash, V, S: BuildHasher> Reset for HashMap<K, V, S> {
     fn reset(&mut self) {
         self.clear();
     }
@@ -463,10 +480,13 @@ impl<K, V, S: BuildHasher> Reset for HashMap<K, V, S> {
     fn used_bytes(&self) -> usize {
         self.len().saturating_mul(size_of::<(K, V)>() + 1)
     }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, size_of::<(K, V)>() + 1, max_bytes);
+    }
 }
 
 #[diagnostic::do_not_recommend]
-impl<T, S: BuildHasher> Reset for HashSet<T, S> {
+impl<T: Eq + core::hash::Hash, S: BuildHasher> Reset for HashSet<T, S> {
     fn reset(&mut self) {
         self.clear();
     }
@@ -478,6 +498,9 @@ impl<T, S: BuildHasher> Reset for HashSet<T, S> {
     }
     fn used_bytes(&self) -> usize {
         self.len().saturating_mul(size_of::<T>() + 1)
+    }
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        shrink_items(self, size_of::<T>() + 1, max_bytes);
     }
 }
 
@@ -660,9 +683,20 @@ impl<T: Reset> Reset for RefCell<T> {
         self.try_borrow()
             .map_or(usize::MAX, |inner| inner.heap_bytes())
     }
+    fn used_bytes(&self) -> usize {
+        self.try_borrow()
+            .map_or(usize::MAX, |inner| inner.used_bytes())
+    }
     /// A borrowed cell cannot be looked into: taken as reset.
     fn is_reset(&self) -> bool {
         self.try_borrow().map_or(true, |inner| inner.is_reset())
+    }
+    // `&mut`: no borrow needed, and a leaked one does not stop these.
+    fn shrink_heap(&mut self, max_bytes: usize) {
+        self.get_mut().shrink_heap(max_bytes);
+    }
+    fn reserve_heap(&mut self, bytes: usize) {
+        self.get_mut().reserve_heap(bytes);
     }
 }
 
@@ -687,12 +721,29 @@ macro_rules! reset_lock {
                     Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
                 }
             }
+            fn used_bytes(&self) -> usize {
+                match self.$try_lock() {
+                    Ok(inner) => inner.used_bytes(),
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().used_bytes(),
+                    Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
+                }
+            }
             fn is_reset(&self) -> bool {
                 match self.$try_lock() {
                     Ok(inner) => inner.is_reset(),
                     Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().is_reset(),
                     Err(std::sync::TryLockError::WouldBlock) => true,
                 }
+            }
+            fn shrink_heap(&mut self, max_bytes: usize) {
+                self.get_mut()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .shrink_heap(max_bytes);
+            }
+            fn reserve_heap(&mut self, bytes: usize) {
+                self.get_mut()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .reserve_heap(bytes);
             }
         }
     )*};
