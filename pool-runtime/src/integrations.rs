@@ -599,6 +599,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    #[allow(unused_imports)] // each use is behind a feature
+    use crate::reset::tests::measures_and_shrinks;
     #[allow(unused_imports)]
     use crate::{Pool, Reset, Shrink, Zeroize};
 
@@ -915,25 +917,6 @@ mod tests {
             Shrink::shrink_to(&mut s, 10);
             assert!(s.capacity() < 1000);
         }
-    }
-
-    /// `value` (with `used` bytes of contents) measures them in
-    /// `used_bytes`, and `shrink_heap(max)` brings it under `max` once reset.
-    /// Both were once the trait's defaults here: the capacity taken for the
-    /// contents, and nothing given back.
-    #[allow(dead_code)] // each use is behind a feature
-    fn measures_and_shrinks<T: Reset>(mut value: T, used: usize, max: usize) {
-        let name = core::any::type_name::<T>();
-        assert_eq!(value.used_bytes(), used, "{name}");
-        value.reset();
-        assert!(value.heap_bytes() > max, "{name}: over the cap at first");
-        value.shrink_heap(max);
-        assert!(
-            value.heap_bytes() <= max,
-            "{name}: {} bytes",
-            value.heap_bytes()
-        );
-        assert!(value.is_reset(), "{name}");
     }
 
     #[cfg(feature = "bytes")]

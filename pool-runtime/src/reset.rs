@@ -939,3 +939,45 @@ pub(crate) fn not_reset_named(type_name: &str) -> ! {
         type_name
     )
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// `value` (with `used` bytes of contents) measures them in
+    /// `used_bytes`, and once reset `shrink_heap(max)` brings it under
+    /// `max`, still reset.
+    pub(crate) fn measures_and_shrinks<T: Reset>(mut value: T, used: usize, max: usize) {
+        let name = core::any::type_name::<T>();
+        assert_eq!(value.used_bytes(), used, "{name}");
+        value.reset();
+        assert!(value.heap_bytes() > max, "{name}: over the cap at first");
+        value.shrink_heap(max);
+        let bytes = value.heap_bytes();
+        assert!(bytes <= max, "{name}: {bytes} bytes");
+        assert!(value.is_reset(), "{name}");
+    }
+
+    fn hello() -> Vec<u8> {
+        let mut v = Vec::with_capacity(4096);
+        v.extend_from_slice(b"hello");
+        v
+    }
+
+    /// Every std type that holds a buffer: the hash tables, the cells and
+    /// locks, and `Wrapping` once had the trait's defaults (nothing given
+    /// back; the capacity taken for the contents).
+    #[test]
+    fn std_types_that_hold_buffers_measure_their_contents_and_shrink() {
+        let mut map = HashMap::<u64, u64>::with_capacity(1000);
+        map.insert(1, 2);
+        measures_and_shrinks(map, size_of::<(u64, u64)>() + 1, 1000);
+        let mut set = HashSet::<u64>::with_capacity(1000);
+        set.insert(1);
+        measures_and_shrinks(set, size_of::<u64>() + 1, 1000);
+        measures_and_shrinks(RefCell::new(hello()), 5, 100);
+        measures_and_shrinks(Mutex::new(hello()), 5, 100);
+        measures_and_shrinks(RwLock::new(hello()), 5, 100);
+        measures_and_shrinks(Wrapping(hello()), 5, 100);
+    }
+}
