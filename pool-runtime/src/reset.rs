@@ -673,85 +673,81 @@ impl<T: Copy + Default> Reset for Cell<T> {
 // size cap can measure it. Measuring takes the lock without waiting; a lock
 // held at that moment cannot be measured, and counts as too big to keep.
 
-#[diagnostic::do_not_recommend]
-impl<T: Reset> Reset for RefCell<T> {
-    fn reset(&mut self) {
-        self.get_mut().reset();
-        crate::raw::rebuild::ref_cell(self);
+/// What the `Reset` impls of a cell or a lock need of it: a look at the
+/// contents without waiting, `held` if they cannot be looked into (a cell
+/// borrowed, a lock held elsewhere; a poisoned lock is looked into), and
+/// the contents through `&mut`, which needs no borrow or lock (a leaked one
+/// does not stop it).
+trait Guarded<T> {
+    fn look<R>(&self, f: impl FnOnce(&T) -> R, held: R) -> R;
+    fn inner_mut(&mut self) -> &mut T;
+}
+
+impl<T> Guarded<T> for RefCell<T> {
+    fn look<R>(&self, f: impl FnOnce(&T) -> R, held: R) -> R {
+        self.try_borrow().map_or(held, |inner| f(&inner))
     }
-    fn heap_bytes(&self) -> usize {
-        self.try_borrow()
-            .map_or(usize::MAX, |inner| inner.heap_bytes())
-    }
-    fn used_bytes(&self) -> usize {
-        self.try_borrow()
-            .map_or(usize::MAX, |inner| inner.used_bytes())
-    }
-    /// A borrowed cell cannot be looked into: taken as reset.
-    fn is_reset(&self) -> bool {
-        self.try_borrow().map_or(true, |inner| inner.is_reset())
-    }
-    // `&mut`: no borrow needed, and a leaked one does not stop these.
-    fn shrink_heap(&mut self, max_bytes: usize) {
-        self.get_mut().shrink_heap(max_bytes);
-    }
-    fn reserve_heap(&mut self, bytes: usize) {
-        self.get_mut().reserve_heap(bytes);
+    fn inner_mut(&mut self) -> &mut T {
+        self.get_mut()
     }
 }
 
-// A lock is reset through `get_mut` (no locking: the reset has `&mut`), then
-// rebuilt in place so a poisoned one is usable again. Measured and checked
-// through a try-lock: a lock held elsewhere cannot be looked into, and is
-// taken as over any cap and as reset.
-macro_rules! reset_lock {
-    ($($lock:ident, $try_lock:ident, $rebuild:ident;)*) => {$(
-        #[diagnostic::do_not_recommend]
-        impl<T: Reset> Reset for $lock<T> {
-            fn reset(&mut self) {
-                self.get_mut()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .reset();
-                crate::raw::rebuild::$rebuild(self);
-            }
-            fn heap_bytes(&self) -> usize {
+macro_rules! guarded_lock {
+    ($($lock:ident, $try_lock:ident;)*) => {$(
+        impl<T> Guarded<T> for $lock<T> {
+            fn look<R>(&self, f: impl FnOnce(&T) -> R, held: R) -> R {
                 match self.$try_lock() {
-                    Ok(inner) => inner.heap_bytes(),
-                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().heap_bytes(),
-                    Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
+                    Ok(inner) => f(&inner),
+                    Err(std::sync::TryLockError::Poisoned(p)) => f(&p.into_inner()),
+                    Err(std::sync::TryLockError::WouldBlock) => held,
                 }
             }
-            fn used_bytes(&self) -> usize {
-                match self.$try_lock() {
-                    Ok(inner) => inner.used_bytes(),
-                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().used_bytes(),
-                    Err(std::sync::TryLockError::WouldBlock) => usize::MAX,
-                }
-            }
-            fn is_reset(&self) -> bool {
-                match self.$try_lock() {
-                    Ok(inner) => inner.is_reset(),
-                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().is_reset(),
-                    Err(std::sync::TryLockError::WouldBlock) => true,
-                }
-            }
-            fn shrink_heap(&mut self, max_bytes: usize) {
+            fn inner_mut(&mut self) -> &mut T {
                 self.get_mut()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .shrink_heap(max_bytes);
-            }
-            fn reserve_heap(&mut self, bytes: usize) {
-                self.get_mut()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .reserve_heap(bytes);
             }
         }
     )*};
 }
 
-reset_lock! {
-    Mutex, try_lock, mutex;
-    RwLock, try_read, rw_lock;
+guarded_lock! {
+    Mutex, try_lock;
+    RwLock, try_read;
+}
+
+// One set of rules for the cell and the locks (see above): what cannot be
+// looked into is taken as over any cap, and as reset.
+macro_rules! reset_guarded {
+    ($($ty:ident => $rebuild:ident;)*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<T: Reset> Reset for $ty<T> {
+            fn reset(&mut self) {
+                self.inner_mut().reset();
+                crate::raw::rebuild::$rebuild(self);
+            }
+            fn heap_bytes(&self) -> usize {
+                self.look(T::heap_bytes, usize::MAX)
+            }
+            fn used_bytes(&self) -> usize {
+                self.look(T::used_bytes, usize::MAX)
+            }
+            fn is_reset(&self) -> bool {
+                self.look(T::is_reset, true)
+            }
+            fn shrink_heap(&mut self, max_bytes: usize) {
+                self.inner_mut().shrink_heap(max_bytes);
+            }
+            fn reserve_heap(&mut self, bytes: usize) {
+                self.inner_mut().reserve_heap(bytes);
+            }
+        }
+    )*};
+}
+
+reset_guarded! {
+    RefCell => ref_cell;
+    Mutex => mutex;
+    RwLock => rw_lock;
 }
 
 /// Give back capacity above a limit: the rule behind `#[poolable(max_capacity = N)]`.
