@@ -5,7 +5,7 @@
 use crate::advice::{self, Advice};
 use crate::decay::{self, Stepping, Steps};
 use crate::policy::{self, Mode};
-use crate::stats::Stats;
+use crate::stats::{Stats, saturating_sum};
 use crate::sync::{Arc, Weak};
 use crate::tier::storage::{AnyStorage, Core, Observation, Storage};
 use core::fmt;
@@ -131,10 +131,8 @@ pub(crate) fn enforce_budget() {
         .iter()
         .map(|pool| pool.core().cached_bytes())
         .collect();
-    let cached_total = cached
-        .iter()
-        .fold(0, |sum: usize, &b| sum.saturating_add(b));
-    let total = crate::budget::shared_retained_bytes().saturating_add(cached_total);
+    let total = crate::budget::shared_retained_bytes()
+        .saturating_add(saturating_sum(cached.iter().copied()));
     let mut excess = total.saturating_sub(budget);
     for oldest_only in [true, false] {
         for pool in &pools {
@@ -174,9 +172,7 @@ pub(crate) fn enforce_budget() {
 /// assert!(poolable::retained_bytes() >= before + 1000);
 /// ```
 pub fn retained_bytes() -> usize {
-    let cached = live().iter().fold(0, |sum: usize, pool| {
-        sum.saturating_add(pool.core().cached_bytes())
-    });
+    let cached = saturating_sum(live().iter().map(|pool| pool.core().cached_bytes()));
     crate::budget::shared_retained_bytes().saturating_add(cached)
 }
 

@@ -272,6 +272,13 @@ impl fmt::Display for Stats {
     }
 }
 
+/// The sum of retained sizes, saturating: a value may measure up to
+/// `usize::MAX` (`Reset::heap_bytes` of a locked `Mutex`), so sums of them
+/// can pass it (`Stats::retained_bytes`).
+pub(crate) fn saturating_sum(sizes: impl IntoIterator<Item = usize>) -> usize {
+    sizes.into_iter().fold(0, usize::saturating_add)
+}
+
 /// A byte count for people: `512 B`, `64 KiB`, `72.6 MiB` (binary units,
 /// one decimal unless the figure is a whole number of its unit).
 #[derive(Clone, Copy, Debug)]

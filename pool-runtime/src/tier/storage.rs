@@ -9,7 +9,7 @@ use crate::policy::Limits;
 use crate::raw::erased::{Kind, Moving};
 use crate::raw::owned::{Fenced, Reclaim};
 use crate::raw::table::Key;
-use crate::stats::{Counters, Event, SizeLog, Stats};
+use crate::stats::{Counters, Event, SizeLog, Stats, saturating_sum};
 use crate::sync::{Arc, AtomicBool, AtomicU64, Mutex, Ordering, lock};
 use once_cell::race::OnceBox;
 
@@ -211,11 +211,11 @@ impl Core {
 
     /// The bytes every thread cache of this pool holds now.
     pub(crate) fn cached_bytes(&self) -> usize {
-        let mut bytes = 0;
-        for cache in lock(&self.caches).iter() {
-            bytes = usize::saturating_add(bytes, cache.retained().bytes());
-        }
-        bytes
+        saturating_sum(
+            lock(&self.caches)
+                .iter()
+                .map(|cache| cache.retained().bytes()),
+        )
     }
 
     pub(crate) fn stats(&self) -> Stats {

@@ -30,7 +30,7 @@ use crate::raw::erased::{Moving, Out};
 use crate::raw::lease::{self, IDLE, Ledger, RawLease};
 use crate::raw::owned::{Fast, Fenced, Owner, Reclaim, Tenant};
 use crate::raw::table::{self, KeyCopy, Lookup};
-use crate::stats::{Counters, Event, Stats};
+use crate::stats::{Counters, Event, Stats, saturating_sum};
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
 
@@ -102,9 +102,7 @@ impl Retained {
     /// cache; for another thread's, a snapshot taken while it may move.
     fn get(&self) -> (usize, usize) {
         let len = self.len.load(Relaxed).min(LOCAL_CACHE_SIZE);
-        let bytes = self.sizes[..len]
-            .iter()
-            .fold(0, |sum: usize, size| sum.saturating_add(size.load(Relaxed)));
+        let bytes = saturating_sum(self.sizes[..len].iter().map(|s| s.load(Relaxed)));
         (len, bytes)
     }
 
