@@ -942,7 +942,8 @@
 //!
 //! # Cargo features
 //!
-//! All off by default; each only adds trait impls.
+//! All off by default. Each adds trait impls for another crate's types, or
+//! the one function or type its row names.
 //!
 //! | feature | adds |
 //! | --- | --- |

@@ -496,3 +496,27 @@ fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
         let _ = worker.join();
     }
 }
+
+/// A pool can be used inside `catch_unwind` without `AssertUnwindSafe`, as
+/// a `Mutex` can: a panic leaves it consistent (the tests above), so it is
+/// `RefUnwindSafe`, and its guards are as unwind safe as the value.
+#[test]
+fn a_pool_is_unwind_safe() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    unwind_safe::<Pool<Vec<u8>>>();
+    unwind_safe::<Pooled<'static, Vec<u8>>>();
+    unwind_safe::<poolable::OwnedPooled<Vec<u8>>>();
+    unwind_safe::<poolable::BufferPool>();
+    unwind_safe::<poolable::PooledBuf<'static>>();
+
+    let pool: Pool<Vec<u8>> = Pool::new();
+    quiet_planned_panics();
+    let caught = catch_unwind(|| {
+        let mut buf = pool.get();
+        buf.push(1);
+        planned_panic();
+    });
+    assert!(caught.is_err());
+    assert!(pool.get().is_empty());
+    assert_balanced(pool.stats(), 0, 0);
+}

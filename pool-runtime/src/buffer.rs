@@ -498,6 +498,7 @@ impl BufferPool {
     /// assert!(BUFS.get(3000).is_empty());
     /// ```
     #[inline(always)]
+    #[must_use = "a buffer taken and dropped at once goes straight back"]
     pub fn get(&self, min_capacity: usize) -> PooledBuf<'_> {
         let Some(class) = self.class_to_take(min_capacity) else {
             let mut guard = PoolGuard::empty(self);

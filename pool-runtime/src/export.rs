@@ -3,12 +3,19 @@
 //! exporter (Prometheus, StatsD, ...) can publish them. Pull-based: nothing
 //! is recorded on the pools' own paths, only when this is called.
 
+use std::collections::BTreeMap;
+
 use crate::registry::pools;
 use crate::stats::Stats;
 
 /// Record every pool's counters and gauges (see [`pools`]) on the installed
 /// `metrics` recorder, labelled `pool = <name>`. Call it before each scrape,
 /// or from a timer; a pool's operations never touch the recorder.
+///
+/// Pools that share a name are one series, their figures summed: a label
+/// names one series, and two pools of one type keep the same default name
+/// (`type_name`), as every `BufferPool` does unless named. Give pools
+/// their own [`name`](crate::Pool::name)s to see them apart.
 ///
 /// | metric | kind | from |
 /// | --- | --- | --- |
@@ -19,6 +26,8 @@ use crate::stats::Stats;
 /// | `poolable_detached_total` | counter | `detached` |
 /// | `poolable_prefilled_total` | counter | `prefilled` |
 /// | `poolable_drop_panics_total` | counter | `drop_panics` |
+/// | `poolable_shrunk_total` | counter | `shrunk` |
+/// | `poolable_external_total` | counter | `external` |
 /// | `poolable_retained` | gauge | `retained` |
 /// | `poolable_retained_bytes` | gauge | `retained_bytes` |
 /// | `poolable_held` | gauge | [`Stats::held`] |
@@ -32,8 +41,18 @@ use crate::stats::Stats;
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub fn export_metrics() {
+    let mut by_name: BTreeMap<String, Stats> = BTreeMap::new();
     for pool in pools() {
-        record(pool.name(), &pool.stats());
+        let stats = pool.stats();
+        match by_name.get_mut(pool.name()) {
+            Some(sum) => sum.add(&stats),
+            None => {
+                by_name.insert(pool.name().to_owned(), stats);
+            }
+        }
+    }
+    for (name, stats) in &by_name {
+        record(name, stats);
     }
 }
 
@@ -54,6 +73,7 @@ fn record(name: &str, stats: &Stats) {
         ("poolable_prefilled_total", None, stats.prefilled),
         ("poolable_drop_panics_total", None, stats.drop_panics),
         ("poolable_shrunk_total", None, stats.shrunk),
+        ("poolable_external_total", None, stats.external),
     ];
     for (metric, reason, value) in counters {
         let pool = name.to_owned();
@@ -99,6 +119,43 @@ mod tests {
         })
     }
 
+    /// Export into a fresh recorder; the snapshot as (key, value) pairs.
+    fn exported() -> Vec<(metrics_util::CompositeKey, DebugValue)> {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, super::export_metrics);
+        snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .map(|(key, _, _, value)| (key, value))
+            .collect()
+    }
+
+    #[test]
+    fn pools_that_share_a_name_are_exported_summed() {
+        // Two pools of one type under one name (as the default name,
+        // `type_name`, would be): one series, their figures added.
+        static MANY: Pool<Vec<u16>> = Pool::new().name("export-test-shared");
+        static ONE: Pool<Vec<u16>> = Pool::new().name("export-test-shared");
+        for _ in 0..10 {
+            drop(MANY.get());
+        }
+        let held = ONE.get();
+        let snapshot = exported();
+        let shared = "export-test-shared";
+        assert_eq!(
+            value(&snapshot, "poolable_gets_total", shared, None),
+            Some(11.0)
+        );
+        assert_eq!(
+            value(&snapshot, "poolable_retained", shared, None),
+            Some(1.0)
+        );
+        assert_eq!(value(&snapshot, "poolable_held", shared, None), Some(1.0));
+        drop(held);
+    }
+
     #[test]
     fn every_pool_is_exported_with_its_name_and_stats() {
         static SCRATCH: Pool<Vec<u8>> = Pool::new().name("export-test-scratch").max_bytes(1024);
@@ -110,16 +167,7 @@ mod tests {
         let heap = Pool::<String>::new().name("export-test-heap");
         drop(heap.get());
 
-        let recorder = DebuggingRecorder::new();
-        let snapshotter = recorder.snapshotter();
-        metrics::with_local_recorder(&recorder, super::export_metrics);
-        let snapshot: Vec<_> = snapshotter
-            .snapshot()
-            .into_vec()
-            .into_iter()
-            .map(|(key, _, _, value)| (key, value))
-            .collect();
-
+        let snapshot = exported();
         let scratch = "export-test-scratch";
         assert_eq!(
             value(&snapshot, "poolable_gets_total", scratch, None),

@@ -330,6 +330,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().retained, 1);
     /// assert_eq!(pool.stats().dropped_full, 1);
     /// ```
+    #[must_use]
     pub const fn max_retained(mut self, n: usize) -> Self {
         self.core.policy.max_retained = Some(n);
         self
@@ -347,6 +348,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.stats().dropped_oversize, 1);
     /// assert_eq!(pool.stats().retained, 0);
     /// ```
+    #[must_use]
     pub const fn max_bytes(mut self, bytes: usize) -> Self {
         self.core.policy.set_max_bytes(bytes);
         self
@@ -377,6 +379,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// }
     /// assert_eq!(BUFS.max_bytes_now(), poolable::AUTO_CAP_FLOOR);
     /// ```
+    #[must_use]
     pub const fn max_bytes_auto(mut self) -> Self {
         self.core.policy.auto_cap = true;
         self
@@ -408,6 +411,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(BODIES.stats().shrunk, 1);
     /// assert!(BODIES.get().capacity() <= 1024);
     /// ```
+    #[must_use]
     pub const fn oversize(mut self, policy: Oversize) -> Self {
         self.core.policy.oversize = policy;
         self
@@ -429,7 +433,15 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// buf.push(1);
     /// assert_eq!(*buf, [1]);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the constructor (`Default::default`, `with_new`'s function,
+    /// `from_fn`'s closure) panics on a miss. The panic propagates and the
+    /// pool is as it was; the stats balance the miss with a
+    /// `dropped_panic`.
     #[inline(always)]
+    #[must_use = "a value taken and dropped at once goes straight back; `reserve` prefills a pool"]
     pub fn get(&self) -> Pooled<'_, T> {
         PoolGuard::filled(self, |slot| self.take(slot))
     }
@@ -520,6 +532,16 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert!(pool.get().is_empty()); // reset before reuse
     /// assert_eq!(pool.stats().misses, 0);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When user code run on the value panics: its `Reset::reset`,
+    /// `heap_bytes` or `shrink_heap`. And, in debug builds and under
+    /// `POOLABLE=chaos`, when the value is not reset after its reset
+    /// ([`Reset::is_reset`] is false: a reset that leaves one user's data
+    /// for the next). Either way the value is dropped, counted as a
+    /// `dropped_panic`, and the pool stays usable. Dropping a [`Pooled`]
+    /// panics in the same cases, unless its thread is already panicking.
     #[inline]
     pub fn put(&self, value: T) {
         thread::count(self.core.storage(Self::META), Event::External);
@@ -651,6 +673,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// or `heap_bytes` propagates; the values made before it are kept, and
     /// the one it panicked on is dropped, not counted.
     ///
+    /// # Panics
+    ///
+    /// When the constructor or `heap_bytes` panics, as above.
+    ///
     /// ```
     /// use poolable::Pool;
     ///
@@ -733,6 +759,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// drop(UPLOADS.get());
     /// assert!(poolable::pools().iter().any(|p| p.name() == "uploads"));
     /// ```
+    #[must_use]
     pub const fn name(mut self, name: &'static str) -> Self {
         self.core.name = Name::Given(name);
         self
@@ -1058,9 +1085,19 @@ impl<T: 'static> Drop for Pool<T> {
     }
 }
 
+// A pool is as unwind safe as std's `Mutex`: a panic in user code it runs
+// (a constructor, a reset, a measure, a value's `Drop`) leaves it consistent
+// and usable, and the value the panic may have left half-written is
+// dropped, never handed out (`tests/panic_matrix.rs`). Without these, its
+// constructor's `Box<dyn Fn>` and its cells would make `&Pool` unusable in
+// `catch_unwind` without `AssertUnwindSafe`.
+impl<T> std::panic::UnwindSafe for Pool<T> {}
+impl<T> std::panic::RefUnwindSafe for Pool<T> {}
+
 impl<T: 'static> core::fmt::Debug for Pool<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Pool")
+            .field("name", &self.core.name.render(core::any::type_name::<T>()))
             .field("type", &core::any::type_name::<T>())
             .field("max_retained", &self.core.policy.max_retained)
             .field("max_bytes", &self.core.policy.max_bytes)

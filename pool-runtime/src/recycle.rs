@@ -184,6 +184,11 @@ impl<T: Reset + Default> RecycleVec<T> {
     /// let row = rows.push_reset();
     /// assert!(row.is_empty() && row.capacity() >= 3);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `T::default` (on a push past the slots kept) or `T`'s
+    /// `heap_bytes` panics. The vector is as it was.
     pub fn push_reset(&mut self) -> &mut T {
         if self.len == self.items.len() {
             self.items.push(T::default());

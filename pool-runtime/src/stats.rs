@@ -227,8 +227,8 @@ impl Stats {
 }
 
 impl fmt::Display for Stats {
-    /// One line, for logs. `prefilled=N` and `drop_panics=N` are appended
-    /// when they are not 0.
+    /// One line, for logs. `prefilled=N`, `drop_panics=N` and `shrunk=N`
+    /// are appended when they are not 0.
     ///
     /// ```
     /// use poolable::Pool;

@@ -6,7 +6,8 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Start a thread that calls [`trim_all`](crate::trim_all) every `interval`.
+/// Start a thread that calls [`trim_all`](crate::trim_all) every `interval`
+/// (at least [`MIN_INTERVAL`]).
 ///
 /// A value idle across two trims is dropped, so an idle value lives between
 /// one and two intervals. The thread stops when the returned [`Trimmer`] is
@@ -79,6 +80,9 @@ pub enum MemoryPressure {
     High,
 }
 
+/// The shortest interval a trimmer takes ([`Builder::interval`]).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
 /// How a trimmer tells memory pressure: called once per interval.
 type Pressure = Box<dyn Fn() -> MemoryPressure + Send>;
 
@@ -91,9 +95,12 @@ pub struct Builder {
 
 impl Builder {
     /// Trim every `interval`: a value idle across two trims is dropped.
+    /// An interval under [`MIN_INTERVAL`] (1 ms) is taken as `MIN_INTERVAL`:
+    /// a zero interval would trim in a busy loop, one core's worth of work
+    /// for pools that keep nothing.
     #[must_use]
     pub fn interval(mut self, interval: Duration) -> Self {
-        self.interval = interval;
+        self.interval = interval.max(MIN_INTERVAL);
         self
     }
 
@@ -260,6 +267,7 @@ fn psi_some_avg10(psi: &str) -> Option<f64> {
 /// drop(trimmer); // stops and joins the thread
 /// ```
 #[derive(Debug)]
+#[must_use = "dropping the `Trimmer` stops its thread: keep it, or call `detach`"]
 pub struct Trimmer {
     stop: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
@@ -311,6 +319,17 @@ impl Drop for Trimmer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_under_the_minimum_is_the_minimum() {
+        assert_eq!(builder().interval(Duration::ZERO).interval, MIN_INTERVAL);
+        assert_eq!(
+            builder().interval(Duration::from_nanos(10)).interval,
+            MIN_INTERVAL
+        );
+        let second = Duration::from_secs(1);
+        assert_eq!(builder().interval(second).interval, second);
+    }
 
     #[test]
     fn cgroup_limits_grade() {

@@ -31,7 +31,7 @@ fn main() -> std::io::Result<()> {
         req.path.push_str("/items");
         req.body.extend_from_slice(&i.to_le_bytes());
         SCRATCH.get().extend_from_slice(b"scratch");
-        BODIES.get(if i % 10 == 0 { 20_000 } else { 300 });
+        drop(BODIES.get(if i % 10 == 0 { 20_000 } else { 300 }));
     }
 
     // The endpoint: export on each scrape (pull-based, off the pools' paths).
