@@ -857,6 +857,14 @@
 //! Several keys can share one attribute (`#[poolable(zeroize, max_capacity = 64)]`);
 //! a key given twice, a key in the wrong place, and combinations that make no
 //! sense (`skip` with `default`) are compile errors that point at the key.
+//! Values may be any constant expression (`if`, `match`, `Self::CAP`), and
+//! may come from a `macro_rules!` fragment (`$cap:expr`, `$new:path`).
+//!
+//! The inferred where-clause bounds each type parameter a field resets
+//! through (`T: Reset` for `Vec<T>`), and a field of an associated type by
+//! its own type (`(C::Item, u8): Reset`, not `C: Reset`). The derive takes
+//! structs only: not enums or unions (which variant, which field?), and not
+//! `#[repr(packed)]` structs, whose fields a reset cannot borrow.
 //!
 //! The table's examples, together:
 //!

@@ -32,6 +32,9 @@ pub struct Container<'a> {
     pub generics: &'a Generics,
     pub attrs: attr::Container,
     pub shape: Shape<'a>,
+    /// The `packed` of a `#[repr(packed)]`, which the derive rejects
+    /// (`valid`): a field of a packed struct cannot be borrowed.
+    pub packed: Option<Span>,
     /// The fields of a struct; none for an enum or a union.
     pub fields: Vec<Field<'a>>,
 }
@@ -80,9 +83,23 @@ impl<'a> Container<'a> {
             generics: &input.generics,
             attrs,
             shape,
+            packed: packed(&input.attrs),
             fields,
         }
     }
+}
+
+/// The span of `packed` in a `#[repr(..)]` among `attrs`.
+fn packed(attrs: &[syn::Attribute]) -> Option<Span> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("repr"))
+        .filter_map(|attr| attr.meta.require_list().ok())
+        .flat_map(|list| list.tokens.clone())
+        .find_map(|token| match token {
+            TokenTree::Ident(ident) if ident == "packed" => Some(ident.span()),
+            _ => None,
+        })
 }
 
 impl<'a> Field<'a> {

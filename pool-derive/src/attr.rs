@@ -5,9 +5,11 @@
 
 use crate::ctxt::Errors;
 use crate::symbol::*;
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::parse::discouraged::Speculative;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprPath, Ident, Lit, LitStr, Path, Token, WherePredicate};
@@ -340,7 +342,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// report the next mistake too.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
-        meta.value()?.parse::<Expr>()?;
+        value(meta.value()?)?;
     } else if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| skip_value(&inner))?;
     }
@@ -376,8 +378,7 @@ fn path_value(
         );
         return Ok(None);
     }
-    let expr: Expr = input.parse()?;
-    match expr {
+    match value(input)? {
         Expr::Path(path) => Ok(Some(path)),
         other => {
             errors.spanned(
@@ -394,17 +395,21 @@ fn path_value(
 /// feature, which this crate does not enable (without it, syn's error
 /// would tell the user to enable it). A top-level `,` in the body ends it
 /// early; the key after it is then misread, an error of its own.
-fn closure(input: syn::parse::ParseStream<'_>) -> syn::Result<Option<proc_macro2::TokenStream>> {
-    if !(input.peek(Token![|]) || input.peek(Token![||]) || input.peek(Token![move])) {
+fn closure(input: ParseStream<'_>) -> syn::Result<Option<TokenStream>> {
+    if !(input.peek(Token![|])
+        || input.peek(Token![||])
+        || input.peek(Token![move])
+        || input.peek(Token![async]))
+    {
         return Ok(None);
     }
     input.step(|cursor| {
-        let mut tokens = proc_macro2::TokenStream::new();
+        let mut tokens = TokenStream::new();
         let mut rest = *cursor;
         // Bars seen: the arguments, between the first two, may hold commas.
         let mut bars = 0;
         while let Some((token, next)) = rest.token_tree() {
-            if let proc_macro2::TokenTree::Punct(punct) = &token {
+            if let TokenTree::Punct(punct) = &token {
                 match punct.as_char() {
                     '|' => bars += 1,
                     ',' if bars != 1 => break,
@@ -418,13 +423,47 @@ fn closure(input: syn::parse::ParseStream<'_>) -> syn::Result<Option<proc_macro2
     })
 }
 
+/// The value after a key's `=`: an expression as syn reads it without its
+/// `full` feature, taken out of the invisible group a `macro_rules!`
+/// fragment (`$v:literal`, `$v:expr`, `$v:path`) arrives in; else the
+/// tokens up to the next `,` as they are (`if`, `match`, a block), for the
+/// compiler to read where the value goes: syn's own error would tell the
+/// user to enable its `full` feature, which is no help.
+fn value(input: ParseStream<'_>) -> syn::Result<Expr> {
+    let fork = input.fork();
+    if let Ok(mut expr) = fork.parse::<Expr>() {
+        if fork.is_empty() || fork.peek(Token![,]) {
+            input.advance_to(&fork);
+            while let Expr::Group(group) = expr {
+                expr = *group.expr;
+            }
+            return Ok(expr);
+        }
+    }
+    let tokens = input.step(|cursor| {
+        let mut tokens = TokenStream::new();
+        let mut rest = *cursor;
+        while let Some((token, next)) = rest.token_tree() {
+            if matches!(&token, TokenTree::Punct(punct) if punct.as_char() == ',') {
+                break;
+            }
+            tokens.extend([token]);
+            rest = next;
+        }
+        Ok((tokens, rest))
+    })?;
+    if tokens.is_empty() {
+        return Err(input.error("expected a value after `=`"));
+    }
+    Ok(Expr::Verbatim(tokens))
+}
+
 fn string_value(
     meta: &ParseNestedMeta<'_>,
     example: &str,
     errors: &mut Errors,
 ) -> syn::Result<Option<LitStr>> {
-    let expr: Expr = meta.value()?.parse()?;
-    match expr {
+    match value(meta.value()?)? {
         Expr::Lit(ExprLit {
             lit: Lit::Str(lit), ..
         }) => Ok(Some(lit)),
@@ -442,7 +481,7 @@ fn usize_value(
     key: Symbol,
     errors: &mut Errors,
 ) -> syn::Result<Option<Expr>> {
-    let expr: Expr = meta.value()?.parse()?;
+    let expr = value(meta.value()?)?;
     let problem = match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..

@@ -31,7 +31,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     // names each field's type in each method (`reset_impl`).
     let mut out = Src::default();
     out.text(
-        "#[doc(hidden)] #[allow(non_upper_case_globals, unused_qualifications)] const _: () =",
+        "#[doc(hidden)] #[allow(non_upper_case_globals, unused_qualifications, deprecated, unused_parens, unused_braces)] const _: () =",
     );
     out.group(Delimiter::Brace, |out| {
         if cont.generics.params.is_empty() {
@@ -77,7 +77,7 @@ fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
         if refs.len() <= 12 {
             for member in refs {
                 out.push_str(by);
-                out.push_str(" this.");
+                out.push_str(" __this.");
                 out.push_str(member);
                 out.push(',');
             }
@@ -113,7 +113,7 @@ fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
 
 /// The `Reset` impl of a struct without generic parameters: the plain
 /// fields through one tuple (`__private::reset((&mut this.a, ..))`), the
-/// others field by field. Each method first names `self` as `this`, of
+/// others field by field. Each method first names `self` as `__this`, of
 /// type `__PoolableChecked<Struct>` (`fields_check`), so when a field fails
 /// its check the method adds no error of its own. (The impl's self type
 /// cannot be named so: the check asks which types have a `Reset` impl,
@@ -144,7 +144,7 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
     out.group(Delimiter::Brace, |out| {
         out.text("#[inline] fn reset(&mut self)");
         out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let this: &mut {this_ty} = self;"));
+            out.text(&format!("let __this: &mut {this_ty} = self;"));
             for wipe in cont.fields.iter().filter_map(|f| wipe_field(f, krate)) {
                 out.tokens(wipe);
             }
@@ -163,17 +163,17 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
         // The three measures in one method (`Reset::__measure`): through
         // the tuple alone when every field is plain, else one arm each.
         out.text(&format!(
-            "#[inline] fn __measure(&self, what: {k}::__private::Measure) -> ::core::option::Option<usize>"
+            "#[inline] fn __measure(&self, __what: {k}::__private::Measure) -> ::core::option::Option<usize>"
         ));
         out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let this: &{this_ty} = self;"));
+            out.text(&format!("let __this: &{this_ty} = self;"));
             if let (Some(fields), true) = (&fields, others.is_empty()) {
-                out.text(&format!("{k}::__private::measure(what, {fields})"));
+                out.text(&format!("{k}::__private::measure(__what, {fields})"));
                 return;
             }
             out.text("::core::option::Option::Some");
             out.group(Delimiter::Parenthesis, |out| {
-                out.text("match what");
+                out.text("match __what");
                 out.group(Delimiter::Brace, |out| {
                     out.text(&format!("{k}::__private::Measure::Heap =>"));
                     out.text(&through("heap_bytes", "0usize"));
@@ -203,10 +203,10 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
         match &fields_mut {
             Some(fields) if others.iter().all(|f| !matches!(f.attrs.rule, Rule::Reset)) => {
                 out.text(&format!(
-                    "#[inline] fn shrink_heap(&mut self, max_bytes: usize) {{ \
-                     let total = {k}::Reset::heap_bytes(self); \
-                     let this: &mut {this_ty} = self; \
-                     {k}::__private::shrink_heap(total, {fields}, max_bytes) }}"
+                    "#[inline] fn shrink_heap(&mut self, __max_bytes: usize) {{ \
+                     let __total = {k}::Reset::heap_bytes(self); \
+                     let __this: &mut {this_ty} = self; \
+                     {k}::__private::shrink_heap(__total, {fields}, __max_bytes) }}"
                 ));
             }
             _ => {
@@ -225,7 +225,7 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
 /// `new`, the struct has `Default`. The
 /// `__PoolableChecked` alias names types through the constant: when a check
 /// fails, the alias is an error type, and so is every type named through it
-/// (`this` in each `Reset` method, the pool's), which rustc then reports
+/// (`__this` in each `Reset` method, the pool's), which rustc then reports
 /// nothing more about. (One constant, not one for `Send` and one for
 /// `Reset`, costs a third less to build; a field that is neither `Send` nor
 /// `Reset` is then two errors, at the field.)
@@ -327,26 +327,26 @@ fn reset_impl(cont: &Container<'_>, krate: &Path) -> TokenStream {
         impl #impl_generics #krate::Reset for #ident #ty_generics #where_clause {
             #[inline]
             fn reset(&mut self) {
-                let this = self;
+                let __this = self;
                 #(#wipes)*
                 #(#resets)*
             }
 
             #[inline]
             fn heap_bytes(&self) -> usize {
-                let this = self;
+                let __this = self;
                 0usize #(.saturating_add(#sizes))*
             }
 
             #[inline]
             fn is_reset(&self) -> bool {
-                let this = self;
+                let __this = self;
                 true #(&& #checks)*
             }
 
             #[inline]
             fn used_bytes(&self) -> usize {
-                let this = self;
+                let __this = self;
                 0usize #(.saturating_add(#used))*
             }
 
@@ -373,7 +373,7 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path, this_ty: &TokenStream) -> Tok
         .iter()
         .filter_map(|field| field_heap_bytes(field, krate));
     // The locals keep the derive's own span (see `wipe_field`).
-    let (this, level) = (quote!(this), quote!(level));
+    let (this, level) = (quote!(__this), quote!(level));
     let shrinks = shrinkable.iter().map(
         |field| {
             let (member, checked) = (&field.member, checked_ty(field));
@@ -382,13 +382,13 @@ fn shrink_heap(cont: &Container<'_>, krate: &Path, this_ty: &TokenStream) -> Tok
     );
     quote! {
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as #krate::Reset>::heap_bytes(self);
-            if total <= max_bytes {
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = <Self as #krate::Reset>::heap_bytes(self);
+            if __total <= __max_bytes {
                 return;
             }
             let #this: &mut #this_ty = self;
-            let level = #krate::__private::shrink_level(total, &[#(#parts),*], max_bytes);
+            let level = #krate::__private::shrink_level(__total, &[#(#parts),*], __max_bytes);
             #(#shrinks)*
         }
     }
@@ -404,10 +404,12 @@ fn wipe_field(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    // `this` (the method's `self`) keeps the derive's own span: spanned on
+    // `__this` (the method's `self`) keeps the derive's own span: spanned on
     // the field, it would take the hygiene of a `macro_rules!` that defined
-    // the struct and not resolve.
-    let this = quote!(this);
+    // the struct and not resolve. The locals a user's path can see (`__this`,
+    // `__field`, `__what`, `__total`, `__max_bytes`) have reserved names, so
+    // they do not shadow the user's functions (`with = field`).
+    let this = quote!(__this);
     attrs
         .zeroize
         .get()
@@ -436,7 +438,7 @@ fn drop_impl(cont: &Container<'_>, krate: &Path) -> Option<TokenStream> {
         .filter_map(|field| wipe_field(field, krate));
     let body = quote! {
         fn drop(&mut self) {
-            let this = self;
+            let __this = self;
             #(#wipes)*
         }
     };
@@ -467,8 +469,8 @@ fn reset_rule(field: &Field<'_>, krate: &Path) -> TokenStream {
         attrs,
         ..
     } = field;
-    // `this` keeps the derive's own span: see `wipe_field`.
-    let this = quote!(this);
+    // `__this` keeps the derive's own span: see `wipe_field`.
+    let this = quote!(__this);
     match &attrs.rule {
         Rule::Reset => {
             let checked = checked_ty(field);
@@ -486,7 +488,7 @@ fn reset_rule(field: &Field<'_>, krate: &Path) -> TokenStream {
             // points at `with = path`; the locals resolve at the call site,
             // so this works in a struct defined by a `macro_rules!` too.
             let at = Span::call_site().located_at(path.span());
-            let (field, reset) = (Ident::new("field", at), Ident::new("reset", at));
+            let (field, reset) = (Ident::new("__field", at), Ident::new("reset", at));
             let call = quote_spanned!(path.span()=>
                 let #reset: fn(&mut #ty) = #path;
                 #reset(#field);
@@ -498,7 +500,7 @@ fn reset_rule(field: &Field<'_>, krate: &Path) -> TokenStream {
 
 /// A `max_capacity` field's shrink, after its reset.
 fn shrink_to(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
-    let (member, ty, this) = (&field.member, field.ty, quote!(this));
+    let (member, ty, this) = (&field.member, field.ty, quote!(__this));
     field.attrs.max_capacity.get().map(
         |cap| quote_spanned!(field.span=> <#ty as #krate::Shrink>::shrink_to(&mut #this.#member, #cap);),
     )
@@ -515,7 +517,7 @@ fn field_heap_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(this);
+    let this = quote!(__this);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (Some(path), _) => Some(quote_spanned!(path.span()=> {
             let measure: fn(&#ty) -> usize = #path;
@@ -542,7 +544,7 @@ fn field_is_reset(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(this);
+    let this = quote!(__this);
     if let Some(path) = attrs.check.get() {
         return Some(quote_spanned!(path.span()=> {
             let check: fn(&#ty) -> bool = #path;
@@ -573,7 +575,7 @@ fn field_used_bytes(field: &Field<'_>, krate: &Path) -> Option<TokenStream> {
         attrs,
         ..
     } = field;
-    let this = quote!(this);
+    let this = quote!(__this);
     match (attrs.heap_bytes.get(), &attrs.rule) {
         (None, Rule::Reset) => {
             let checked = checked_ty(field);
@@ -626,14 +628,21 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
     let mut reset_params = BTreeSet::new();
     let mut bounds = Vec::new();
     for field in &cont.fields {
-        let used = type_params_in(field.ty, &params);
+        let (used, projected) = type_params_in(field.ty, &params);
         // `PhantomData<T>` resets for any `T` (serde makes the same exception).
-        if used.is_empty() || is_phantom_data(field.ty) {
+        if (used.is_empty() && !projected) || is_phantom_data(field.ty) {
             continue;
         }
         let ty = field.ty;
         match &field.attrs.rule {
-            Rule::Reset => reset_params.extend(used),
+            Rule::Reset => {
+                reset_params.extend(used);
+                // `Vec<C::Item>` needs what `C::Item` has, not `C: Reset`:
+                // the field's own type is bounded.
+                if projected {
+                    bounds.push(parse_quote!(#ty: #krate::Reset));
+                }
+            }
             Rule::Default => bounds.push(parse_quote!(#ty: ::core::default::Default)),
             Rule::Skip | Rule::With(_) => {}
         }
@@ -691,23 +700,42 @@ fn self_named(tokens: TokenStream, ident: &Ident) -> TokenStream {
         .collect()
 }
 
-/// The type parameters named anywhere in `ty` (a token walk: it may
-/// over-approximate, e.g. a path `other::T`, which only adds a bound).
-fn type_params_in(ty: &Type, params: &BTreeSet<Ident>) -> BTreeSet<Ident> {
-    fn walk(tokens: TokenStream, params: &BTreeSet<Ident>, found: &mut BTreeSet<Ident>) {
-        for token in tokens {
+/// The type parameters named in `ty` as types, and whether it names an
+/// associated type of one (`T::Item`, `<T as Trait>::Item`), which is not
+/// a use of `T` itself. A token walk: it may over-approximate (a path
+/// `other::T`), which only adds a bound.
+fn type_params_in(ty: &Type, params: &BTreeSet<Ident>) -> (BTreeSet<Ident>, bool) {
+    fn walk(
+        tokens: TokenStream,
+        params: &BTreeSet<Ident>,
+        found: &mut BTreeSet<Ident>,
+        projected: &mut bool,
+    ) {
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
             match token {
                 TokenTree::Ident(ident) if params.contains(&ident) => {
-                    found.insert(ident);
+                    let projection = match tokens.peek() {
+                        Some(TokenTree::Punct(p)) => {
+                            p.as_char() == ':' && p.spacing() == Spacing::Joint
+                        }
+                        Some(TokenTree::Ident(next)) => next == "as",
+                        _ => false,
+                    };
+                    if projection {
+                        *projected = true;
+                    } else {
+                        found.insert(ident);
+                    }
                 }
-                TokenTree::Group(group) => walk(group.stream(), params, found),
+                TokenTree::Group(group) => walk(group.stream(), params, found, projected),
                 _ => {}
             }
         }
     }
-    let mut found = BTreeSet::new();
-    walk(ty.to_token_stream(), params, &mut found);
-    found
+    let (mut found, mut projected) = (BTreeSet::new(), false);
+    walk(ty.to_token_stream(), params, &mut found, &mut projected);
+    (found, projected)
 }
 
 fn is_generic(cont: &Container<'_>) -> bool {
@@ -779,16 +807,18 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
                     // inferred from the static's: naming the checked type
                     // again costs more to build than the inference.
                     out.text(&format!("{k}::Pool::with_new"));
+                    // A `static` is an item of its own, where `Self` is not
+                    // the struct: the attributes' values name it instead.
                     out.group(Delimiter::Parenthesis, |out| match cont.attrs.new.get() {
                         Some(path) => {
-                            out.tokens(path);
+                            out.tokens(self_named(path.to_token_stream(), cont.ident));
                         }
                         None => {
                             out.text(&format!("{k}::__private::NewByDefault::new_by_default"));
                         }
                     });
                     for call in chain.into_iter().flatten() {
-                        out.tokens(call);
+                        out.tokens(self_named(call.clone(), cont.ident));
                     }
                 });
                 out.text("; &POOL");
@@ -817,9 +847,21 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
     // A `static` in a generic fn would be shared by every instantiation, so
     // generic types get their pools from the runtime's `TypeId` registry.
     let mut bounds = reset_bounds(cont, krate);
-    for param in cont.generics.type_params() {
-        let p = &param.ident;
+    let params: BTreeSet<Ident> = cont
+        .generics
+        .type_params()
+        .map(|p| p.ident.clone())
+        .collect();
+    for p in &params {
         bounds.push(parse_quote!(#p: ::core::marker::Send + 'static));
+    }
+    // A field of an associated type (`Vec<C::Item>`) is `Send` by its own
+    // bound, not by `C: Send`.
+    for field in &cont.fields {
+        let ty = field.ty;
+        if type_params_in(ty, &params).1 {
+            bounds.push(parse_quote!(#ty: ::core::marker::Send + 'static));
+        }
     }
     if cont.attrs.new.get().is_none() {
         bounds.push(parse_quote!(#ident #ty_generics: ::core::default::Default));

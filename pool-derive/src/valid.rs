@@ -35,6 +35,16 @@ fn check_shape(cont: &Container<'_>, derive: Derive, errors: &mut Errors) {
             format!("`#[derive({name})]` does not support unions: it cannot know which field is live; implement `Reset` by hand"),
         ),
     }
+    if let Some(packed) = cont.packed {
+        errors.push(syn::Error::new(
+            packed,
+            format!(
+                "`#[derive({name})]` does not support `#[repr(packed)]` structs: a reset borrows each field, \
+                 and a field of a packed struct may be unaligned; implement `Reset` by hand, \
+                 copying each field out and back"
+            ),
+        ));
+    }
     let lifetime = cont.generics.lifetimes().next();
     if let (Derive::Poolable, Some(lifetime)) = (derive, lifetime) {
         errors.spanned(

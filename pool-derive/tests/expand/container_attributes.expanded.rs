@@ -12,7 +12,13 @@ pub struct Upload {
     pub data: Vec<u8>,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
@@ -27,22 +33,22 @@ const _: () = {
     impl ::poolable::Reset for Upload {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Upload> = self;
-            ::poolable::__private::reset((&mut this.data,));
+            let __this: &mut __PoolableChecked<Upload> = self;
+            ::poolable::__private::reset((&mut __this.data,));
         }
         #[inline]
         fn __measure(
             &self,
-            what: ::poolable::__private::Measure,
+            __what: ::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Upload> = self;
-            ::poolable::__private::measure(what, (&this.data,))
+            let __this: &__PoolableChecked<Upload> = self;
+            ::poolable::__private::measure(__what, (&__this.data,))
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = ::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Upload> = self;
-            ::poolable::__private::shrink_heap(total, (&mut this.data,), max_bytes)
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = ::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Upload> = self;
+            ::poolable::__private::shrink_heap(__total, (&mut __this.data,), __max_bytes)
         }
     }
     impl Upload {
@@ -78,7 +84,13 @@ pub struct Body {
     pub chunks: Vec<Vec<u8>>,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
@@ -94,22 +106,26 @@ const _: () = {
     impl ::poolable::Reset for Body {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Body> = self;
-            ::poolable::__private::reset((&mut this.chunks,));
+            let __this: &mut __PoolableChecked<Body> = self;
+            ::poolable::__private::reset((&mut __this.chunks,));
         }
         #[inline]
         fn __measure(
             &self,
-            what: ::poolable::__private::Measure,
+            __what: ::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Body> = self;
-            ::poolable::__private::measure(what, (&this.chunks,))
+            let __this: &__PoolableChecked<Body> = self;
+            ::poolable::__private::measure(__what, (&__this.chunks,))
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = ::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Body> = self;
-            ::poolable::__private::shrink_heap(total, (&mut this.chunks,), max_bytes)
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = ::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Body> = self;
+            ::poolable::__private::shrink_heap(
+                __total,
+                (&mut __this.chunks,),
+                __max_bytes,
+            )
         }
     }
     impl Body {
@@ -145,7 +161,13 @@ pub struct Renamed {
     pub buf: String,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <String as my_crate::poolable::__private::SendField>::OK;
@@ -161,25 +183,25 @@ const _: () = {
     impl my_crate::poolable::Reset for Renamed {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Renamed> = self;
-            my_crate::poolable::__private::reset((&mut this.buf,));
+            let __this: &mut __PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::reset((&mut __this.buf,));
         }
         #[inline]
         fn __measure(
             &self,
-            what: my_crate::poolable::__private::Measure,
+            __what: my_crate::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Renamed> = self;
-            my_crate::poolable::__private::measure(what, (&this.buf,))
+            let __this: &__PoolableChecked<Renamed> = self;
+            my_crate::poolable::__private::measure(__what, (&__this.buf,))
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = my_crate::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Renamed> = self;
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = my_crate::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Renamed> = self;
             my_crate::poolable::__private::shrink_heap(
-                total,
-                (&mut this.buf,),
-                max_bytes,
+                __total,
+                (&mut __this.buf,),
+                __max_bytes,
             )
         }
     }

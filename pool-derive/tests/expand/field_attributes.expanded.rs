@@ -25,7 +25,13 @@ pub struct Fields {
     pub table: Table,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <std::time::Instant as ::poolable::__private::SendField>::OK;
@@ -47,64 +53,67 @@ const _: () = {
     impl ::poolable::Reset for Fields {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Fields> = self;
-            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut this.token);
-            ::poolable::__private::reset((&mut this.body, &mut this.token));
-            this.state = <State as ::core::default::Default>::default();
+            let __this: &mut __PoolableChecked<Fields> = self;
+            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut __this.token);
+            ::poolable::__private::reset((&mut __this.body, &mut __this.token));
+            __this.state = <State as ::core::default::Default>::default();
             {
-                let field = &mut this.seven;
+                let __field = &mut __this.seven;
                 let reset: fn(&mut u32) = reset_to_seven;
-                reset(field);
+                reset(__field);
             }
-            <Vec<u8> as ::poolable::Shrink>::shrink_to(&mut this.body, 1024);
+            <Vec<u8> as ::poolable::Shrink>::shrink_to(&mut __this.body, 1024);
             {
-                let field = &mut this.table;
+                let __field = &mut __this.table;
                 let reset: fn(&mut Table) = Table::clear;
-                reset(field);
+                reset(__field);
             }
         }
         #[inline]
         fn __measure(
             &self,
-            what: ::poolable::__private::Measure,
+            __what: ::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Fields> = self;
+            let __this: &__PoolableChecked<Fields> = self;
             ::core::option::Option::Some(
-                match what {
+                match __what {
                     ::poolable::__private::Measure::Heap => {
-                        ::poolable::__private::heap_bytes((&this.body, &this.token))
+                        ::poolable::__private::heap_bytes((&__this.body, &__this.token))
                             .saturating_add({
                                 let measure: fn(&Table) -> usize = measure;
-                                measure(&this.table)
+                                measure(&__this.table)
                             })
                     }
                     ::poolable::__private::Measure::Used => {
-                        ::poolable::__private::used_bytes((&this.body, &this.token))
+                        ::poolable::__private::used_bytes((&__this.body, &__this.token))
                             .saturating_add({
                                 let measure: fn(&Table) -> usize = measure;
-                                measure(&this.table)
+                                measure(&__this.table)
                             })
                     }
                     ::poolable::__private::Measure::IsReset => {
                         usize::from(
-                            ::poolable::__private::is_reset((&this.body, &this.token))
+                            ::poolable::__private::is_reset((
+                                &__this.body,
+                                &__this.token,
+                            ))
                                 && {
                                     #[allow(unused_imports)]
                                     use ::poolable::__private::{
                                         IsResetFallback as _, IsResetViaReset as _,
                                     };
-                                    (&::poolable::__private::IsReset(&this.state)).is_reset()
+                                    (&::poolable::__private::IsReset(&__this.state)).is_reset()
                                 }
                                 && {
                                     let check: fn(&u32) -> bool = is_seven;
-                                    check(&this.seven)
+                                    check(&__this.seven)
                                 }
                                 && {
                                     #[allow(unused_imports)]
                                     use ::poolable::__private::{
                                         IsResetFallback as _, IsResetViaReset as _,
                                     };
-                                    (&::poolable::__private::IsReset(&this.table)).is_reset()
+                                    (&::poolable::__private::IsReset(&__this.table)).is_reset()
                                 },
                         )
                     }
@@ -112,21 +121,21 @@ const _: () = {
             )
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = ::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Fields> = self;
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = ::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Fields> = self;
             ::poolable::__private::shrink_heap(
-                total,
-                (&mut this.body, &mut this.token),
-                max_bytes,
+                __total,
+                (&mut __this.body, &mut __this.token),
+                __max_bytes,
             )
         }
     }
     #[automatically_derived]
     impl ::core::ops::Drop for Fields {
         fn drop(&mut self) {
-            let this = self;
-            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut this.token);
+            let __this = self;
+            <Vec<u8> as ::poolable::Zeroize>::zeroize(&mut __this.token);
         }
     }
     impl Fields {

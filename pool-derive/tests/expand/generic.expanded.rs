@@ -8,7 +8,13 @@ pub struct Wrapper<T> {
     pub items: Vec<T>,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]
@@ -18,56 +24,56 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
-            let this = self;
-            <__PoolableChecked<Vec<T>> as ::poolable::Reset>::reset(&mut this.items);
+            let __this = self;
+            <__PoolableChecked<Vec<T>> as ::poolable::Reset>::reset(&mut __this.items);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::heap_bytes(&this.items),
+                    > as ::poolable::Reset>::heap_bytes(&__this.items),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            let this = self;
+            let __this = self;
             true
                 && <__PoolableChecked<
                     Vec<T>,
-                > as ::poolable::Reset>::is_reset(&this.items)
+                > as ::poolable::Reset>::is_reset(&__this.items)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::used_bytes(&this.items),
+                    > as ::poolable::Reset>::used_bytes(&__this.items),
                 )
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if __total <= __max_bytes {
                 return;
             }
-            let this: &mut Self = self;
+            let __this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
-                total,
+                __total,
                 &[
                     <__PoolableChecked<
                         Vec<T>,
-                    > as ::poolable::Reset>::heap_bytes(&this.items),
+                    > as ::poolable::Reset>::heap_bytes(&__this.items),
                 ],
-                max_bytes,
+                __max_bytes,
             );
             <__PoolableChecked<
                 Vec<T>,
-            > as ::poolable::Reset>::shrink_heap(&mut this.items, level);
+            > as ::poolable::Reset>::shrink_heap(&mut __this.items, level);
         }
     }
     #[automatically_derived]
@@ -97,85 +103,91 @@ pub struct Tagged<U: Send + 'static> {
     pub unit: PhantomData<U>,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]
     impl<U: Send + 'static> ::poolable::Reset for Tagged<U> {
         #[inline]
         fn reset(&mut self) {
-            let this = self;
-            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut this.bytes);
+            let __this = self;
+            <__PoolableChecked<Vec<u8>> as ::poolable::Reset>::reset(&mut __this.bytes);
             <__PoolableChecked<
                 PhantomData<U>,
-            > as ::poolable::Reset>::reset(&mut this.unit);
+            > as ::poolable::Reset>::reset(&mut __this.unit);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&this.bytes),
+                    > as ::poolable::Reset>::heap_bytes(&__this.bytes),
                 )
                 .saturating_add(
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::heap_bytes(&this.unit),
+                    > as ::poolable::Reset>::heap_bytes(&__this.unit),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            let this = self;
+            let __this = self;
             true
                 && <__PoolableChecked<
                     Vec<u8>,
-                > as ::poolable::Reset>::is_reset(&this.bytes)
+                > as ::poolable::Reset>::is_reset(&__this.bytes)
                 && <__PoolableChecked<
                     PhantomData<U>,
-                > as ::poolable::Reset>::is_reset(&this.unit)
+                > as ::poolable::Reset>::is_reset(&__this.unit)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::used_bytes(&this.bytes),
+                    > as ::poolable::Reset>::used_bytes(&__this.bytes),
                 )
                 .saturating_add(
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::used_bytes(&this.unit),
+                    > as ::poolable::Reset>::used_bytes(&__this.unit),
                 )
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if __total <= __max_bytes {
                 return;
             }
-            let this: &mut Self = self;
+            let __this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
-                total,
+                __total,
                 &[
                     <__PoolableChecked<
                         Vec<u8>,
-                    > as ::poolable::Reset>::heap_bytes(&this.bytes),
+                    > as ::poolable::Reset>::heap_bytes(&__this.bytes),
                     <__PoolableChecked<
                         PhantomData<U>,
-                    > as ::poolable::Reset>::heap_bytes(&this.unit),
+                    > as ::poolable::Reset>::heap_bytes(&__this.unit),
                 ],
-                max_bytes,
+                __max_bytes,
             );
             <__PoolableChecked<
                 Vec<u8>,
-            > as ::poolable::Reset>::shrink_heap(&mut this.bytes, level);
+            > as ::poolable::Reset>::shrink_heap(&mut __this.bytes, level);
             <__PoolableChecked<
                 PhantomData<U>,
-            > as ::poolable::Reset>::shrink_heap(&mut this.unit, level);
+            > as ::poolable::Reset>::shrink_heap(&mut __this.unit, level);
         }
     }
     #[automatically_derived]
@@ -196,7 +208,13 @@ pub struct Bounded<'a, T> {
     pub borrowed: &'a mut T,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]
@@ -206,58 +224,58 @@ const _: () = {
     {
         #[inline]
         fn reset(&mut self) {
-            let this = self;
+            let __this = self;
             <__PoolableChecked<
                 &'a mut T,
-            > as ::poolable::Reset>::reset(&mut this.borrowed);
+            > as ::poolable::Reset>::reset(&mut __this.borrowed);
         }
         #[inline]
         fn heap_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::heap_bytes(&this.borrowed),
+                    > as ::poolable::Reset>::heap_bytes(&__this.borrowed),
                 )
         }
         #[inline]
         fn is_reset(&self) -> bool {
-            let this = self;
+            let __this = self;
             true
                 && <__PoolableChecked<
                     &'a mut T,
-                > as ::poolable::Reset>::is_reset(&this.borrowed)
+                > as ::poolable::Reset>::is_reset(&__this.borrowed)
         }
         #[inline]
         fn used_bytes(&self) -> usize {
-            let this = self;
+            let __this = self;
             0usize
                 .saturating_add(
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::used_bytes(&this.borrowed),
+                    > as ::poolable::Reset>::used_bytes(&__this.borrowed),
                 )
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = <Self as ::poolable::Reset>::heap_bytes(self);
-            if total <= max_bytes {
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = <Self as ::poolable::Reset>::heap_bytes(self);
+            if __total <= __max_bytes {
                 return;
             }
-            let this: &mut Self = self;
+            let __this: &mut Self = self;
             let level = ::poolable::__private::shrink_level(
-                total,
+                __total,
                 &[
                     <__PoolableChecked<
                         &'a mut T,
-                    > as ::poolable::Reset>::heap_bytes(&this.borrowed),
+                    > as ::poolable::Reset>::heap_bytes(&__this.borrowed),
                 ],
-                max_bytes,
+                __max_bytes,
             );
             <__PoolableChecked<
                 &'a mut T,
-            > as ::poolable::Reset>::shrink_heap(&mut this.borrowed, level);
+            > as ::poolable::Reset>::shrink_heap(&mut __this.borrowed, level);
         }
     }
 };

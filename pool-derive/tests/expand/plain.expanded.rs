@@ -7,7 +7,13 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <u64 as ::poolable::__private::SendField>::OK;
@@ -27,29 +33,32 @@ const _: () = {
     impl ::poolable::Reset for Request {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Request> = self;
+            let __this: &mut __PoolableChecked<Request> = self;
             ::poolable::__private::reset((
-                &mut this.id,
-                &mut this.path,
-                &mut this.headers,
+                &mut __this.id,
+                &mut __this.path,
+                &mut __this.headers,
             ));
         }
         #[inline]
         fn __measure(
             &self,
-            what: ::poolable::__private::Measure,
+            __what: ::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Request> = self;
-            ::poolable::__private::measure(what, (&this.id, &this.path, &this.headers))
+            let __this: &__PoolableChecked<Request> = self;
+            ::poolable::__private::measure(
+                __what,
+                (&__this.id, &__this.path, &__this.headers),
+            )
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = ::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Request> = self;
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = ::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Request> = self;
             ::poolable::__private::shrink_heap(
-                total,
-                (&mut this.id, &mut this.path, &mut this.headers),
-                max_bytes,
+                __total,
+                (&mut __this.id, &mut __this.path, &mut __this.headers),
+                __max_bytes,
             )
         }
     }
@@ -82,7 +91,13 @@ const _: () = {
 #[derive(poolable::Reset, Default)]
 pub struct Pair(Vec<u8>, Option<u32>);
 #[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
+#[allow(
+    non_upper_case_globals,
+    unused_qualifications,
+    deprecated,
+    unused_parens,
+    unused_braces
+)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<u8> as ::poolable::Reset>::reset;
@@ -97,25 +112,25 @@ const _: () = {
     impl ::poolable::Reset for Pair {
         #[inline]
         fn reset(&mut self) {
-            let this: &mut __PoolableChecked<Pair> = self;
-            ::poolable::__private::reset((&mut this.0, &mut this.1));
+            let __this: &mut __PoolableChecked<Pair> = self;
+            ::poolable::__private::reset((&mut __this.0, &mut __this.1));
         }
         #[inline]
         fn __measure(
             &self,
-            what: ::poolable::__private::Measure,
+            __what: ::poolable::__private::Measure,
         ) -> ::core::option::Option<usize> {
-            let this: &__PoolableChecked<Pair> = self;
-            ::poolable::__private::measure(what, (&this.0, &this.1))
+            let __this: &__PoolableChecked<Pair> = self;
+            ::poolable::__private::measure(__what, (&__this.0, &__this.1))
         }
         #[inline]
-        fn shrink_heap(&mut self, max_bytes: usize) {
-            let total = ::poolable::Reset::heap_bytes(self);
-            let this: &mut __PoolableChecked<Pair> = self;
+        fn shrink_heap(&mut self, __max_bytes: usize) {
+            let __total = ::poolable::Reset::heap_bytes(self);
+            let __this: &mut __PoolableChecked<Pair> = self;
             ::poolable::__private::shrink_heap(
-                total,
-                (&mut this.0, &mut this.1),
-                max_bytes,
+                __total,
+                (&mut __this.0, &mut __this.1),
+                __max_bytes,
             )
         }
     }
