@@ -17,6 +17,7 @@ use crate::stats::{Event, Stats};
 use crate::sync::Arc;
 use crate::tier::storage::{Check, Storage, is_reset};
 use crate::tier::thread;
+use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ops::Deref;
 
@@ -91,6 +92,13 @@ use core::ops::Deref;
 pub struct Pool<T: 'static> {
     new: New<T>,
     core: PoolCore,
+    /// `Pool<T>` is invariant in `T`, and must be: a `&Pool<W<for<'a>
+    /// fn(&'a str)>>` taken as a `&Pool<W<fn(&'static str)>>` would let a
+    /// value that holds a `'static`-only function into the pool, for a get
+    /// of the wider type to take out (the storage hands values out by slot,
+    /// not by type: `raw/lease.rs`). `New<T>` makes it so today; this says
+    /// it whatever `New` becomes (`tests/ui/pool_is_invariant.rs`).
+    invariant: PhantomData<fn(T) -> T>,
 }
 
 /// Everything of a [`Pool`] that does not name `T`, and the work on it:
@@ -308,6 +316,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     const fn built_by(new: New<T>) -> Self {
         Pool {
             new,
+            invariant: PhantomData,
             core: PoolCore {
                 policy: Policy::DEFAULT,
                 name: Name::Type,
