@@ -852,7 +852,7 @@
 //! | `max_bytes = "auto"` | struct | a size cap calibrated from what returned values used, at their 95th percentile ([`Pool::max_bytes_auto`]), under `max_bytes = N` if also given; `Poolable` only | `#[poolable(max_bytes = "auto")]` |
 //! | `oversize = "..."` | struct | `"drop"` (default) or `"shrink"` a value over the size cap ([`Oversize`]); `Poolable` only | `#[poolable(oversize = "shrink")]` |
 //! | `crate = "path"` | struct | where the `poolable` crate is, when it is re-exported under another name | `#[poolable(crate = "my_runtime::poolable")]` |
-//! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls | `#[poolable(bound = "T: Reset + Clone")]` |
+//! | `bound = "..."` | struct | replace the inferred where-clause of the generated impls (a struct with generic parameters; on one without, an error) | `#[poolable(bound = "T: Reset + Clone")]` |
 //!
 //! Several keys can share one attribute (`#[poolable(zeroize, max_capacity = 64)]`);
 //! a key given twice, a key in the wrong place, and combinations that make no

@@ -45,6 +45,13 @@ fn check_shape(cont: &Container<'_>, derive: Derive, errors: &mut Errors) {
             ),
         ));
     }
+    if let (true, Some(span)) = (cont.generics.params.is_empty(), cont.attrs.bound.span()) {
+        errors.push(syn::Error::new(
+            span,
+            "`bound` replaces the where-clause inferred for the struct's generic parameters, \
+             and this struct has none: remove it",
+        ));
+    }
     let lifetime = cont.generics.lifetimes().next();
     if let (Derive::Poolable, Some(lifetime)) = (derive, lifetime) {
         errors.spanned(
