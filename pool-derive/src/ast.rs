@@ -35,6 +35,9 @@ pub struct Container<'a> {
     /// The `packed` of a `#[repr(packed)]`, which the derive rejects
     /// (`valid`): a field of a packed struct cannot be borrowed.
     pub packed: Option<Span>,
+    /// Whether the struct is `#[deprecated]`: its impls then allow the
+    /// lint, as the derive's own uses of the struct would raise it.
+    pub deprecated: bool,
     /// The fields of a struct; none for an enum or a union.
     pub fields: Vec<Field<'a>>,
 }
@@ -84,6 +87,10 @@ impl<'a> Container<'a> {
             attrs,
             shape,
             packed: packed(&input.attrs),
+            deprecated: input
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("deprecated")),
             fields,
         }
     }

@@ -30,9 +30,18 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     // source text but for what carries a span (`tokens.rs`); a generic one
     // names each field's type in each method (`reset_impl`).
     let mut out = Src::default();
-    out.text(
-        "#[doc(hidden)] #[allow(non_upper_case_globals, unused_qualifications, deprecated, unused_parens, unused_braces)] const _: () =",
-    );
+    // The lints the derive's code may raise where the user wrote nothing
+    // wrong: a deprecated struct's own name, and a value written in
+    // brackets (`max_retained = (8)`) where it becomes an argument. Each
+    // lint named costs every derive a little to build, so only as needed.
+    let mut allow = String::from("non_upper_case_globals, unused_qualifications");
+    if cont.deprecated {
+        allow.push_str(", deprecated");
+    }
+    if has_bracketed_value(&cont) {
+        allow.push_str(", unused_parens, unused_braces");
+    }
+    out.text(&format!("#[doc(hidden)] #[allow({allow})] const _: () ="));
     out.group(Delimiter::Brace, |out| {
         if cont.generics.params.is_empty() {
             fields_check(&cont, derive, &krate, &names, out);
@@ -49,6 +58,24 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     });
     out.tokens(Punct::new(';', Spacing::Alone));
     Ok(out.finish())
+}
+
+/// Whether a number the derive passes as an argument (`max_bytes`,
+/// `max_retained`, `max_capacity`) is written in brackets, `(8)` or `{ 8 }`.
+fn has_bracketed_value(cont: &Container<'_>) -> bool {
+    let bracketed = |expr: &syn::Expr| match expr {
+        syn::Expr::Paren(_) | syn::Expr::Block(_) => true,
+        syn::Expr::Verbatim(tokens) => {
+            matches!(tokens.clone().into_iter().next(), Some(TokenTree::Group(_)))
+        }
+        _ => false,
+    };
+    let attrs = &cont.attrs;
+    [attrs.max_bytes.get(), attrs.max_retained.get()]
+        .into_iter()
+        .chain(cont.fields.iter().map(|f| f.attrs.max_capacity.get()))
+        .flatten()
+        .any(bracketed)
 }
 
 /// The crate's path and the struct's name, as source text.

@@ -12,13 +12,7 @@ pub struct Upload {
     pub data: Vec<u8>,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
@@ -84,13 +78,7 @@ pub struct Body {
     pub chunks: Vec<Vec<u8>>,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<Vec<u8>> as ::poolable::__private::SendField>::OK;
@@ -161,13 +149,7 @@ pub struct Renamed {
     pub buf: String,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <String as my_crate::poolable::__private::SendField>::OK;

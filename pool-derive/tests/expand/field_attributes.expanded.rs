@@ -25,13 +25,7 @@ pub struct Fields {
     pub table: Table,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <std::time::Instant as ::poolable::__private::SendField>::OK;

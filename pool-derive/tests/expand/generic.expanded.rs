@@ -8,13 +8,7 @@ pub struct Wrapper<T> {
     pub items: Vec<T>,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]
@@ -103,13 +97,7 @@ pub struct Tagged<U: Send + 'static> {
     pub unit: PhantomData<U>,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]
@@ -208,13 +196,7 @@ pub struct Bounded<'a, T> {
     pub borrowed: &'a mut T,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     type __PoolableChecked<T> = T;
     #[automatically_derived]

@@ -7,13 +7,7 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
 }
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <u64 as ::poolable::__private::SendField>::OK;
@@ -91,13 +85,7 @@ const _: () = {
 #[derive(poolable::Reset, Default)]
 pub struct Pair(Vec<u8>, Option<u32>);
 #[doc(hidden)]
-#[allow(
-    non_upper_case_globals,
-    unused_qualifications,
-    deprecated,
-    unused_parens,
-    unused_braces
-)]
+#[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <Vec<u8> as ::poolable::Reset>::reset;
