@@ -361,6 +361,84 @@ mod serde_output {
         let q: RecycleOption<u8> = serde_json::from_str("null").unwrap();
         assert!(q.is_none());
     }
+
+    /// `T::deserialize_in_place` into `place`, from JSON.
+    fn in_place<'de, T: serde::Deserialize<'de>>(
+        json: &'de str,
+        place: &mut T,
+    ) -> serde_json::Result<()> {
+        T::deserialize_in_place(&mut serde_json::Deserializer::from_str(json), place)
+    }
+
+    /// What the integration docs advise (deserialize into `&mut *guard`)
+    /// reuses the buffers a `RecycleVec` keeps: written into the live
+    /// elements, then the spares, in place; live ones past the end become
+    /// spares.
+    #[test]
+    fn deserialized_in_place_the_live_elements_and_spares_are_reused() {
+        let mut v: RecycleVec<String> = RecycleVec::new();
+        for _ in 0..4 {
+            v.push_reset().reserve(64);
+        }
+        v.truncate(0);
+        let buffers: Vec<*const u8> = (0..4).map(|_| v.push_reset().as_ptr()).collect();
+        v.truncate(1); // one live, three spares
+        let bytes = v.heap_bytes();
+        in_place(r#"["a","b","c"]"#, &mut v).unwrap();
+        assert_eq!(v, ["a", "b", "c"]);
+        assert_eq!(v.spare_len(), 1);
+        let now: Vec<*const u8> = v.iter().map(|s| s.as_ptr()).collect();
+        assert_eq!(now, buffers[..3]);
+
+        in_place(r#"["x"]"#, &mut v).unwrap();
+        assert_eq!((v.len(), v.spare_len()), (1, 3));
+        assert_spare_strings_reset(&mut v);
+        assert_eq!(v.heap_bytes(), bytes); // every buffer kept, none added
+
+        in_place(r#"["1","2","3","4","5"]"#, &mut v).unwrap();
+        assert_eq!(v, ["1", "2", "3", "4", "5"]);
+        assert_eq!(v.spare_len(), 0);
+    }
+
+    /// An error in a spare's element drops that spare (written in part, it
+    /// is not reset) and keeps the others.
+    #[test]
+    fn an_error_in_place_keeps_no_half_written_spare() {
+        let mut v: RecycleVec<String> = RecycleVec::new();
+        for _ in 0..3 {
+            v.push_reset().push_str("secret");
+        }
+        v.truncate(0);
+        assert!(in_place(r#"["a", 7]"#, &mut v).is_err());
+        assert_eq!(v, ["a"]);
+        assert_spare_strings_reset(&mut v);
+        assert_eq!(v.spare_len(), 1);
+    }
+
+    #[test]
+    fn an_option_deserialized_in_place_reuses_its_kept_value() {
+        let mut q = RecycleOption::from(Some(String::with_capacity(64)));
+        q.reset();
+        let buffer = q.get_or_insert_reset().as_ptr();
+        q.reset();
+        in_place(r#""query""#, &mut q).unwrap();
+        assert_eq!(q.get().map(|s| s.as_ptr()), Some(buffer));
+        assert_eq!(q.get().map(String::as_str), Some("query"));
+        in_place("null", &mut q).unwrap();
+        assert!(q.is_none());
+        assert_eq!(q.heap_bytes(), 64); // kept, reset
+        assert!(q.get_or_insert_reset().is_empty());
+    }
+
+    /// Every spare string, brought back and checked empty, then truncated
+    /// away again.
+    fn assert_spare_strings_reset(v: &mut RecycleVec<String>) {
+        let live = v.len();
+        for _ in 0..v.spare_len() {
+            assert!(v.push_reset().is_empty());
+        }
+        v.truncate(live);
+    }
 }
 
 /// One step of the model check.

@@ -1050,7 +1050,21 @@ impl<T: Hash> Hash for RecycleOption<T> {
 #[cfg(feature = "serde")]
 mod serde_impls {
     use super::{RecycleOption, RecycleVec};
+    use crate::Reset;
+    use core::fmt;
+    use serde::de::{DeserializeSeed, SeqAccess, Visitor};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Deserializes into the `T` it holds (`Deserialize::deserialize_in_place`).
+    struct InPlace<'a, T>(&'a mut T);
+
+    impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for InPlace<'_, T> {
+        type Value = ();
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            T::deserialize_in_place(deserializer, self.0)
+        }
+    }
 
     /// A sequence of the live elements; spares are not written. Needs the
     /// `serde` feature.
@@ -1082,6 +1096,13 @@ mod serde_impls {
     /// From a sequence: every element live, no spares. Needs the `serde`
     /// feature.
     ///
+    /// Deserialized in place (into a pooled guard's `&mut *guard`, say,
+    /// through `T::deserialize_in_place`, as a derived struct's fields are
+    /// with serde's `deserialize_in_place` feature), the elements are
+    /// written into the live elements and then the spares, in place, so
+    /// their buffers are reused; live elements past the sequence's end
+    /// become spares, reset.
+    ///
     /// ```
     /// # #[cfg(feature = "serde")] {
     /// use poolable::RecycleVec;
@@ -1093,9 +1114,62 @@ mod serde_impls {
     /// assert_eq!((v.len(), v.spare_len()), (2, 0));
     /// # }
     /// ```
-    impl<'de, T: Deserialize<'de>> Deserialize<'de> for RecycleVec<T> {
+    impl<'de, T: Deserialize<'de> + Reset> Deserialize<'de> for RecycleVec<T> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             Vec::<T>::deserialize(deserializer).map(Self::from)
+        }
+
+        fn deserialize_in_place<D: Deserializer<'de>>(
+            deserializer: D,
+            place: &mut Self,
+        ) -> Result<(), D::Error> {
+            deserializer.deserialize_seq(SeqInPlace(place))
+        }
+    }
+
+    struct SeqInPlace<'a, T>(&'a mut RecycleVec<T>);
+
+    impl<'de, T: Deserialize<'de> + Reset> Visitor<'de> for SeqInPlace<'_, T> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let v = self.0;
+            // Over the live elements: an error leaves them written in part,
+            // which an in-place deserialization may.
+            let mut n = 0;
+            while n < v.len {
+                if seq.next_element_seed(InPlace(&mut v.items[n]))?.is_none() {
+                    v.truncate(n);
+                    return Ok(());
+                }
+                n += 1;
+            }
+            // Into the spares: each becomes live once written. One written
+            // in part by an error is dropped, as a spare must be reset.
+            while v.len < v.items.len() {
+                let bytes = v.items[v.len].heap_bytes();
+                match seq.next_element_seed(InPlace(&mut v.items[v.len])) {
+                    Ok(Some(())) => {
+                        v.len += 1;
+                        v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
+                    }
+                    Ok(None) => return Ok(()),
+                    Err(error) => {
+                        v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
+                        drop(v.items.remove(v.len));
+                        return Err(error);
+                    }
+                }
+            }
+            while let Some(value) = seq.next_element()? {
+                v.items.push(value);
+                v.len += 1;
+            }
+            Ok(())
         }
     }
 
@@ -1119,6 +1193,9 @@ mod serde_impls {
 
     /// As the `Option` would. Needs the `serde` feature.
     ///
+    /// Deserialized in place, a value is written into the kept one (its
+    /// buffers reused), and a none keeps the value, reset.
+    ///
     /// ```
     /// # #[cfg(feature = "serde")] {
     /// use poolable::RecycleOption;
@@ -1129,9 +1206,52 @@ mod serde_impls {
     /// assert!(none.is_none());
     /// # }
     /// ```
-    impl<'de, T: Deserialize<'de>> Deserialize<'de> for RecycleOption<T> {
+    impl<'de, T: Deserialize<'de> + Reset> Deserialize<'de> for RecycleOption<T> {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             Option::<T>::deserialize(deserializer).map(Self::from)
+        }
+
+        fn deserialize_in_place<D: Deserializer<'de>>(
+            deserializer: D,
+            place: &mut Self,
+        ) -> Result<(), D::Error> {
+            deserializer.deserialize_option(OptionInPlace(place))
+        }
+    }
+
+    struct OptionInPlace<'a, T>(&'a mut RecycleOption<T>);
+
+    impl<'de, T: Deserialize<'de> + Reset> Visitor<'de> for OptionInPlace<'_, T> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an option")
+        }
+
+        fn visit_none<E>(self) -> Result<(), E> {
+            self.0.clear();
+            Ok(())
+        }
+
+        fn visit_unit<E>(self) -> Result<(), E> {
+            self.0.clear();
+            Ok(())
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            let place = self.0;
+            match place.value.as_mut() {
+                Some(value) => {
+                    // Live before it is written: an error may leave it
+                    // written in part, and a kept value must be reset.
+                    place.live = true;
+                    T::deserialize_in_place(deserializer, value)
+                }
+                None => {
+                    place.insert(T::deserialize(deserializer)?);
+                    Ok(())
+                }
+            }
         }
     }
 }
