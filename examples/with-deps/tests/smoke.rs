@@ -20,9 +20,14 @@ impl Drop for Server {
 
 /// Start `http_service` on a free port; its address.
 fn start(pooling: &str) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_http_service"))
-        .arg("127.0.0.1:0")
-        .env("POOLABLE", pooling)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_http_service"));
+    command.arg("127.0.0.1:0").env("POOLABLE", pooling);
+    start_with(command)
+}
+
+/// Start `command` (the server, with its address argument); its address.
+fn start_with(mut command: Command) -> (Server, String) {
+    let mut child = command
         .stdout(Stdio::piped())
         .spawn()
         .expect("start http_service");
@@ -68,4 +73,39 @@ fn with_pooling_off_the_same_binary_answers_too() {
 #[test]
 fn uploads_are_read_checksummed_and_their_buffers_come_back() {
     smoke("on", &["--upload"]);
+}
+
+/// Out of file descriptors, the server cannot accept connections until
+/// some close, and then serves again: a failed `accept` is logged, not the
+/// end of the server.
+#[test]
+fn the_server_outlives_running_out_of_file_descriptors() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", "ulimit -n 32 && exec \"$0\" 127.0.0.1:0"])
+        .arg(env!("CARGO_BIN_EXE_http_service"))
+        .stderr(Stdio::null());
+    let (_server, addr) = start_with(command);
+    // More connections than the server has descriptors: its accepts fail
+    // with `EMFILE` while they are open.
+    let held: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(&addr).expect("connect"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut stream = TcpStream::connect(&addr).expect("the server is still listening");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    stream
+        .write_all(b"GET /stats HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("the answer");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }

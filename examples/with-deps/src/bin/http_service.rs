@@ -248,6 +248,23 @@ enum ItemField {
     Other,
 }
 
+/// The keys of one JSON object seen so far, one bit each (no allocation:
+/// the server counts them per request).
+#[derive(Default)]
+struct Seen(u8);
+
+impl Seen {
+    /// `Ok` the first time key number `bit` is seen, `duplicate_field`
+    /// after.
+    fn first<E: de::Error>(&mut self, bit: u8, key: &'static str) -> Result<(), E> {
+        if self.0 & (1 << bit) != 0 {
+            return Err(E::duplicate_field(key));
+        }
+        self.0 |= 1 << bit;
+        Ok(())
+    }
+}
+
 /// An order, parsed into the pooled `Order`.
 struct OrderInto<'a>(&'a mut Order);
 
@@ -264,11 +281,23 @@ impl<'de> Visitor<'de> for OrderInto<'_> {
         f.write_str("an order")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // A key given twice is an error, as `#[derive(Deserialize)]` makes
+        // it: parsed in place, its values would be appended.
+        let mut seen = Seen::default();
         while let Some(field) = map.next_key::<OrderField>()? {
             match field {
-                OrderField::User => map.next_value_seed(StrInto(&mut self.0.user))?,
-                OrderField::Note => map.next_value_seed(StrInto(&mut self.0.note))?,
-                OrderField::Items => map.next_value_seed(ItemsInto(&mut self.0.items))?,
+                OrderField::User => {
+                    seen.first(0, "user")?;
+                    map.next_value_seed(StrInto(&mut self.0.user))?
+                }
+                OrderField::Note => {
+                    seen.first(1, "note")?;
+                    map.next_value_seed(StrInto(&mut self.0.note))?
+                }
+                OrderField::Items => {
+                    seen.first(2, "items")?;
+                    map.next_value_seed(ItemsInto(&mut self.0.items))?
+                }
                 OrderField::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -316,11 +345,21 @@ impl<'de> Visitor<'de> for ItemVisitor<'_> {
         f.write_str("an item")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = Seen::default();
         while let Some(field) = map.next_key::<ItemField>()? {
             match field {
-                ItemField::Sku => map.next_value_seed(StrInto(&mut self.0.sku))?,
-                ItemField::Qty => self.0.qty = map.next_value()?,
-                ItemField::PriceCents => self.0.price_cents = map.next_value()?,
+                ItemField::Sku => {
+                    seen.first(0, "sku")?;
+                    map.next_value_seed(StrInto(&mut self.0.sku))?
+                }
+                ItemField::Qty => {
+                    seen.first(1, "qty")?;
+                    self.0.qty = map.next_value()?
+                }
+                ItemField::PriceCents => {
+                    seen.first(2, "price_cents")?;
+                    self.0.price_cents = map.next_value()?
+                }
                 ItemField::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -499,12 +538,47 @@ async fn main() -> std::io::Result<()> {
     // The load generator and the scripts read the address from this line.
     println!("listening on {}", listener.local_addr()?);
     loop {
-        let (stream, _) = listener.accept().await?;
+        // An accept can fail for the process, not the connection (out of
+        // file descriptors, `EMFILE`): log it, wait for connections to
+        // close, and go on serving.
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                eprintln!("accept: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
             let _ = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service_fn(handle))
                 .await;
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<Order, String> {
+        let mut order = Order::default();
+        OrderInto(&mut order)
+            .deserialize(&mut serde_json::Deserializer::from_str(json))
+            .map_err(|e| e.to_string())?;
+        Ok(order)
+    }
+
+    #[test]
+    fn a_key_given_twice_is_an_error() {
+        let order = parse(r#"{"user":"alice","items":[{"sku":"A","qty":1,"price_cents":5}]}"#)
+            .expect("a good order");
+        assert_eq!(order.user, "alice");
+        let error = parse(r#"{"user":"alice","user":"mallory"}"#).err();
+        assert!(error.is_some_and(|e| e.contains("duplicate field `user`")));
+        let error = parse(r#"{"items":[{"sku":"B","sku":"C"}]}"#).err();
+        assert!(error.is_some_and(|e| e.contains("duplicate field `sku`")));
+        assert!(parse(r#"{"items":[],"items":[]}"#).is_err());
     }
 }
