@@ -109,3 +109,69 @@ fn the_server_outlives_running_out_of_file_descriptors() {
     stream.read_to_string(&mut answer).expect("the answer");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+/// Values that cannot make a run (infinite, fractional or zero counts, a
+/// schedule past any clock) are usage errors, not panics.
+#[test]
+fn the_load_generator_rejects_values_it_cannot_run() {
+    let (_server, addr) = start("on");
+    let bad: [&[&str]; 6] = [
+        &["--seconds", "inf"],
+        &["--seconds", "1e300"],
+        &["--count", "0.2"],
+        &["--connections", "0.5"],
+        &["--connections", "0"],
+        &["--count", "5", "--rate", "1e-300"],
+    ];
+    for args in bad {
+        let out = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+            .arg(&addr)
+            .args(args)
+            .output()
+            .expect("run loadgen");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("loadgen: "), "{args:?}: {stderr}");
+    }
+}
+
+/// A server that dies during a run: the load generator still reports what
+/// it measured (the requests after the death as errors), then fails.
+#[test]
+fn the_load_generator_reports_a_run_whose_server_died() {
+    let (server, addr) = start("on");
+    let run = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args([
+            addr.as_str(),
+            "--rate",
+            "200",
+            "--seconds",
+            "3",
+            "--connections",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run loadgen");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    drop(server);
+    let out = run.wait_with_output().expect("loadgen ends");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    let summary = stdout.lines().next().unwrap_or_default();
+    let count = |what: &str| -> u64 {
+        summary
+            .split(", ")
+            .find_map(|part| {
+                part.split(": ")
+                    .last()?
+                    .strip_suffix(what)?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0)
+    };
+    assert!(count(" ok") > 0 && count(" errors") > 0, "{stdout}");
+}

@@ -43,8 +43,15 @@ struct Args {
     upload: bool,
 }
 
-fn args() -> Result<Args, String> {
-    let mut args = std::env::args().skip(1);
+/// The longest run `--seconds` (or `--count` over `--rate`) may ask for.
+const MAX_SECONDS: f64 = 1e6;
+
+/// How long a request may take before it counts as an error and its
+/// connection is replaced (a stalled server must not stall the run).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The arguments after the program's name.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut parsed = Args {
         addr: args.next().ok_or(
             "usage: loadgen <addr> [--rate R] [--seconds S | --count N] [--connections C] [--upload] [--json] [--smoke]",
@@ -58,20 +65,14 @@ fn args() -> Result<Args, String> {
     };
     let mut count = None;
     while let Some(flag) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .and_then(|v| v.parse::<f64>().ok())
-                .filter(|v| *v > 0.0)
-                .ok_or(format!("{name} takes a positive number"))
-        };
         match flag.as_str() {
-            "--rate" => parsed.rate = value("--rate")?,
-            "--seconds" => parsed.seconds = value("--seconds")?,
-            "--connections" => parsed.connections = value("--connections")? as usize,
+            "--rate" => parsed.rate = number("--rate", args.next())?,
+            "--seconds" => parsed.seconds = number("--seconds", args.next())?,
+            "--connections" => parsed.connections = whole("--connections", args.next())?,
+            "--count" => count = Some(whole("--count", args.next())?),
             "--json" => parsed.json = true,
             "--smoke" => parsed.smoke = true,
             "--upload" => parsed.upload = true,
-            "--count" => count = Some(value("--count")?),
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -80,9 +81,36 @@ fn args() -> Result<Args, String> {
     }
     if let Some(count) = count {
         // Just under `count / rate`, so that request `count` is not sent.
-        parsed.seconds = (count - 0.5) / parsed.rate;
+        parsed.seconds = (count as f64 - 0.5) / parsed.rate;
+    }
+    if parsed.seconds > MAX_SECONDS {
+        return Err(format!(
+            "a run of {:.3e} s is longer than {MAX_SECONDS:.0e} s",
+            parsed.seconds
+        ));
     }
     Ok(parsed)
+}
+
+/// A flag's value: a finite number over 0.
+fn number(name: &str, value: Option<String>) -> Result<f64, String> {
+    value
+        .and_then(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or(format!("{name} takes a positive number"))
+}
+
+/// A flag's value: a whole number of at least 1.
+fn whole(name: &str, value: Option<String>) -> Result<usize, String> {
+    value
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|v| *v > 0)
+        .ok_or(format!("{name} takes a whole number of at least 1"))
+}
+
+/// When request `k` is due: `start + k / rate`; `None` past any `Instant`.
+fn scheduled(start: Instant, k: usize, rate: f64) -> Option<Instant> {
+    start.checked_add(Duration::try_from_secs_f64(k as f64 / rate).ok()?)
 }
 
 async fn connect(addr: &str) -> Result<Sender, String> {
@@ -151,7 +179,10 @@ async fn connection(
     end: Instant,
     uploads: Option<Bytes>,
 ) -> Result<Outcome, String> {
-    let mut sender = connect(&addr).await?;
+    // A connection lost (the server gone, a request timed out) is replaced
+    // before the next request; while it cannot be, each request due is an
+    // error, so the run still ends on schedule with what it measured.
+    let mut sender = connect(&addr).await.ok();
     let mut outcome = Outcome {
         latencies: Histogram::new_with_bounds(1, 60_000_000, 3).map_err(|e| e.to_string())?,
         ok: 0,
@@ -160,10 +191,9 @@ async fn connection(
     };
     let mut body = String::new();
     for k in (index..).step_by(connections) {
-        let scheduled = start + Duration::from_secs_f64(k as f64 / rate);
-        if scheduled >= end {
+        let Some(scheduled) = scheduled(start, k, rate).filter(|&at| at < end) else {
             break;
-        }
+        };
         tokio::time::sleep_until(scheduled).await;
         let request = match &uploads {
             Some(bytes) => Request::post("/upload")
@@ -179,7 +209,16 @@ async fn connection(
             }
         }
         .map_err(|e| e.to_string())?;
-        match send(&mut sender, request).await {
+        if sender.is_none() {
+            sender = connect(&addr).await.ok();
+        }
+        let answer = match sender.as_mut() {
+            Some(sender) => tokio::time::timeout(REQUEST_TIMEOUT, send(sender, request))
+                .await
+                .unwrap_or_else(|_| Err("timed out".into())),
+            None => Err("no connection".into()),
+        };
+        match answer {
             Ok((StatusCode::OK, body)) => {
                 outcome.ok += 1;
                 outcome.sample.get_or_insert((k as u64, body));
@@ -187,7 +226,7 @@ async fn connection(
             Ok(_) => outcome.errors += 1,
             Err(_) => {
                 outcome.errors += 1;
-                sender = connect(&addr).await?;
+                sender = None;
             }
         }
         // From the scheduled send, not the actual one (coordinated omission).
@@ -229,10 +268,14 @@ async fn run(args: Args) -> Result<(), String> {
         sample = sample.or(outcome.sample);
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let after = server_stats(&args.addr).await?;
-    let served = after.requests.saturating_sub(before.requests).max(1);
-    let allocs_per_request =
-        after.allocations.saturating_sub(before.allocations) as f64 / served as f64;
+    // The server may be gone: the run's own figures are printed all the
+    // same, then the error.
+    let after = server_stats(&args.addr).await;
+    let server = after.as_ref().ok();
+    let allocs_per_request = server.map(|after| {
+        let served = after.requests.saturating_sub(before.requests).max(1);
+        after.allocations.saturating_sub(before.allocations) as f64 / served as f64
+    });
     let q = |quantile: f64| latencies.value_at_quantile(quantile) as f64 / 1000.0;
     if args.json {
         println!(
@@ -250,8 +293,8 @@ async fn run(args: Args) -> Result<(), String> {
                 "p999_ms": q(0.999),
                 "max_ms": latencies.max() as f64 / 1000.0,
                 "allocs_per_request": allocs_per_request,
-                "peak_rss_kib": after.peak_rss_kib,
-                "pooling": after.pooling,
+                "peak_rss_kib": server.map(|after| after.peak_rss_kib),
+                "pooling": server.map(|after| after.pooling),
             })
         );
     } else {
@@ -270,12 +313,15 @@ async fn run(args: Args) -> Result<(), String> {
             q(0.999),
             latencies.max() as f64 / 1000.0
         );
-        println!(
-            "server: {allocs_per_request:.2} allocations per request, peak RSS {} KiB, pooling {}",
-            after.peak_rss_kib,
-            if after.pooling { "on" } else { "off" }
-        );
+        if let (Some(after), Some(allocs)) = (server, allocs_per_request) {
+            println!(
+                "server: {allocs:.2} allocations per request, peak RSS {} KiB, pooling {}",
+                after.peak_rss_kib,
+                if after.pooling { "on" } else { "off" }
+            );
+        }
     }
+    let after = after?;
     if args.smoke {
         smoke_check(ok, errors, sample.as_ref(), uploads.as_ref(), &after)?;
         println!("smoke: ok");
@@ -329,12 +375,30 @@ fn smoke_check(
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let result = match args() {
+    let result = match parse_args(std::env::args().skip(1)) {
         Ok(args) => run(args).await,
         Err(e) => Err(e),
     };
     if let Err(e) = result {
         eprintln!("loadgen: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A schedule past any `Instant` (`--rate 1e-300`) ends the run; it
+    /// panicked in a worker.
+    #[test]
+    fn a_request_due_past_any_clock_is_not_scheduled() {
+        let start = Instant::now();
+        assert_eq!(scheduled(start, 0, 1e-300), Some(start));
+        assert_eq!(scheduled(start, 1, 1e-300), None);
+        assert_eq!(
+            scheduled(start, 3, 2.0),
+            Some(start + Duration::from_millis(1500))
+        );
     }
 }
