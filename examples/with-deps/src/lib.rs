@@ -26,6 +26,10 @@ pub struct ServerStats {
     /// The response buffer pool's puts: a response body comes back once
     /// hyper has written it.
     pub response_pool_puts: u64,
+    /// Request and upload body buffers out of their pools now: 0 once
+    /// every request has been answered.
+    #[serde(default)]
+    pub buffers_held: u64,
 }
 
 /// The body of one `POST /orders` request: `user`, then `items` lines.

@@ -156,9 +156,10 @@ mod values {
     pub fn body(out: Buf) -> Body {
         PooledBody::from(out)
     }
-    /// The request struct pool's gets, puts and idle values, and the
-    /// response pool's puts.
-    pub fn pool_counts() -> [u64; 4] {
+    /// The request struct pool's gets, puts and idle values, the
+    /// response pool's puts, and the request and upload body buffers out
+    /// of their pools.
+    pub fn pool_counts() -> [u64; 5] {
         let requests = ApiRequest::pool().stats();
         let responses = RESPONSES.stats();
         [
@@ -166,6 +167,7 @@ mod values {
             requests.puts,
             requests.retained as u64,
             responses.puts,
+            BODIES.stats().held() + UPLOADS.stats().held(),
         ]
     }
     pub const BUILT: bool = true;
@@ -197,8 +199,8 @@ mod values {
     pub fn body(out: Buf) -> Body {
         Full::new(VecDeque::from(out))
     }
-    pub fn pool_counts() -> [u64; 4] {
-        [0; 4]
+    pub fn pool_counts() -> [u64; 5] {
+        [0; 5]
     }
     pub const BUILT: bool = false;
 }
@@ -492,7 +494,7 @@ async fn upload(req: Request<Incoming>) -> Response<Body> {
 }
 
 fn stats() -> Response<Body> {
-    let [gets, puts, retained, response_puts] = values::pool_counts();
+    let [gets, puts, retained, response_puts, buffers_held] = values::pool_counts();
     let report = ServerStats {
         requests: REQUESTS.load(Relaxed),
         allocations: ALLOCATIONS.load(Relaxed),
@@ -503,6 +505,7 @@ fn stats() -> Response<Body> {
         request_pool_puts: puts,
         request_pool_retained: retained,
         response_pool_puts: response_puts,
+        buffers_held,
     };
     let mut out = response_buf();
     write_json(&mut out, &report);

@@ -330,8 +330,8 @@ async fn run(args: Args) -> Result<(), String> {
 }
 
 /// Every request answered, the receipt right (for an upload, its size and
-/// checksum), and with pooling on, every pooled request struct and response
-/// buffer back in its pool.
+/// checksum), every request and upload body buffer back in its pool, and
+/// with pooling on, every pooled request struct and response buffer too.
 fn smoke_check(
     ok: u64,
     errors: u64,
@@ -341,6 +341,12 @@ fn smoke_check(
 ) -> Result<(), String> {
     if errors > 0 || ok < 100 {
         return Err(format!("smoke: {ok} ok, {errors} errors"));
+    }
+    if after.buffers_held != 0 {
+        return Err(format!(
+            "smoke: {} request or upload body buffers not returned",
+            after.buffers_held
+        ));
     }
     let (k, sample) = sample.ok_or("smoke: no response")?;
     let receipt: serde_json::Value = serde_json::from_slice(sample).map_err(|e| e.to_string())?;
