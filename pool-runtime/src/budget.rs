@@ -21,6 +21,7 @@ pub(crate) fn set_limit(bytes: usize) {
 /// The bytes every pool's shared tier holds now: the part of
 /// [`retained_bytes`](crate::retained_bytes) that each return into a shard
 /// checks against [`set_retained_budget`](crate::set_retained_budget).
+#[must_use]
 pub fn shared_retained_bytes() -> usize {
     USED.load(Relaxed)
 }

@@ -668,6 +668,7 @@ impl BufferPool {
     /// let stats = bufs.stats();
     /// assert_eq!((stats.gets, stats.misses, stats.retained), (2, 2, 2));
     /// ```
+    #[must_use]
     pub fn stats(&self) -> Stats {
         let mut total = Stats::default();
         for class in self.classes() {
@@ -692,6 +693,7 @@ impl BufferPool {
     /// let sizes: Vec<usize> = classes[6..11].iter().map(|c| c.capacity >> 10).collect();
     /// assert_eq!(sizes, [4, 5, 6, 7, 8]); // KiB
     /// ```
+    #[must_use]
     pub fn class_stats(&self) -> Vec<ClassStats> {
         self.classes()
             .iter()

@@ -820,6 +820,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(stats.misses, 2);
     /// assert_eq!(stats.retained, 2);
     /// ```
+    #[must_use]
     pub fn stats(&self) -> Stats {
         match self.core.storage.get() {
             Some(storage) => storage.stats(),

@@ -171,6 +171,7 @@ pub(crate) fn enforce_budget() {
 /// drop(LINES.get());
 /// assert!(poolable::retained_bytes() >= before + 1000);
 /// ```
+#[must_use]
 pub fn retained_bytes() -> usize {
     let cached = saturating_sum(live().iter().map(|pool| pool.core().cached_bytes()));
     crate::budget::shared_retained_bytes().saturating_add(cached)
@@ -208,6 +209,7 @@ pub fn clear_all() {
 /// let scratch = poolable::pools().into_iter().find(|p| p.name() == "scratch").unwrap();
 /// assert_eq!(scratch.stats().retained, 1);
 /// ```
+#[must_use]
 pub fn pools() -> Vec<PoolInfo> {
     live()
         .into_iter()
@@ -271,6 +273,7 @@ fn by_name() -> Vec<PoolInfo> {
 /// let small = advice.iter().find(|a| a.pool() == "advice-example-pipe[4096]").unwrap();
 /// assert_eq!(small.kind(), AdviceKind::OutgrowsClass);
 /// ```
+#[must_use]
 pub fn advice() -> Vec<Advice> {
     by_name()
         .iter()
@@ -292,6 +295,7 @@ impl PoolInfo {
     }
 
     /// The pool's counters now (each call reads them afresh).
+    #[must_use]
     pub fn stats(&self) -> Stats {
         self.storage.core().stats()
     }
@@ -341,6 +345,7 @@ impl fmt::Debug for PoolInfo {
 /// let report = poolable::report().to_string();
 /// assert!(report.lines().any(|line| line.starts_with("sessions ") && line.contains("gets=1")));
 /// ```
+#[must_use]
 pub fn report() -> Report {
     Report { pools: by_name() }
 }

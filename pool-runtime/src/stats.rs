@@ -89,6 +89,7 @@ impl Stats {
     /// # use poolable::Stats;
     /// assert_eq!(Stats::default().hit_rate(), 1.0);
     /// ```
+    #[must_use]
     pub fn hit_rate(&self) -> f64 {
         if self.gets == 0 {
             1.0
@@ -112,6 +113,7 @@ impl Stats {
     /// drop(held);
     /// assert_eq!(pool.stats().unaccounted(0, 1), 0);
     /// ```
+    #[must_use]
     pub fn unaccounted(&self, held: u64, external: u64) -> i128 {
         let created = i128::from(self.misses) + i128::from(self.prefilled) + i128::from(external);
         let placed = self.retained as i128
@@ -185,6 +187,7 @@ impl Stats {
     /// assert!(!larger.is_balanced());
     /// assert!(bufs.stats().is_balanced()); // the totals balance
     /// ```
+    #[must_use]
     pub fn held(&self) -> u64 {
         let returned = i128::from(self.puts) - i128::from(self.external);
         let held = i128::from(self.gets)
@@ -211,6 +214,7 @@ impl Stats {
     /// drop(held);
     /// assert!(pool.stats().is_balanced());
     /// ```
+    #[must_use]
     pub fn is_balanced(&self) -> bool {
         self.unaccounted(self.held(), self.external) == 0
     }
@@ -221,6 +225,7 @@ impl Stats {
     /// # use poolable::Stats;
     /// assert_eq!(Stats::default().dropped_on_return(), 0);
     /// ```
+    #[must_use]
     pub fn dropped_on_return(&self) -> u64 {
         self.dropped_oversize + self.dropped_full + self.dropped_panic
     }

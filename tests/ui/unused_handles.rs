@@ -1,5 +1,6 @@
 // A `Trimmer` dropped at once stops its thread, and a guard dropped at once
-// returns its value: both are warnings (errors here), not silent.
+// returns its value: both are warnings (errors here), not silent. So is a
+// reading of the stats that is not read.
 #![deny(unused_must_use)]
 
 use poolable::Pool;
@@ -14,5 +15,7 @@ fn start_trimmer() -> std::io::Result<()> {
 
 fn main() {
     NAMES.get();
+    NAMES.stats();
+    poolable::pools();
     let _ = start_trimmer();
 }
