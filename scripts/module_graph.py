@@ -101,6 +101,27 @@ def crate_paths(text: str):
                 yield ident.group(0)
 
 
+def logical_lines(text: str):
+    r"""The lines of `text`, with a `crate::{` group that rustfmt broke over
+    several lines joined onto the line it starts on, so its paths are seen.
+
+    >>> list(logical_lines("use crate::{\n    pool::Pool,\n    stats,\n};\nfn f() {}"))
+    ['use crate::{ pool::Pool, stats, };', 'fn f() {}']
+    >>> sorted(crate_paths(next(logical_lines("use crate::{\n    pool::Pool,\n    stats,\n};"))))
+    ['pool', 'stats']
+    """
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        group = re.search(r"\bcrate::\{", line)
+        while group and line[group.end() - 1:].count("{") > line[group.end() - 1:].count("}") and i + 1 < len(lines):
+            i += 1
+            line += " " + lines[i].strip()
+        yield line
+        i += 1
+
+
 CODE, TEST, DOC = 0, 1, 2  # the kinds of an edge, strongest first
 
 
@@ -113,7 +134,7 @@ def graph():
         for path in files:
             test_depth = None  # brace depth inside a unit-test module
             cfg_test = False
-            for line in path.read_text().splitlines():
+            for line in logical_lines(path.read_text()):
                 stripped = line.lstrip()
                 if test_depth is None:
                     if re.match(r"#\[cfg\(.*\btest\b", stripped):
