@@ -644,11 +644,7 @@ fn reset_bounds(cont: &Container<'_>, krate: &Path) -> Vec<WherePredicate> {
     if let Some(bound) = cont.attrs.bound.get() {
         return bound.clone();
     }
-    let params: BTreeSet<Ident> = cont
-        .generics
-        .type_params()
-        .map(|p| p.ident.clone())
-        .collect();
+    let params = type_params(cont);
     if params.is_empty() {
         return Vec::new();
     }
@@ -724,6 +720,14 @@ fn self_named(tokens: TokenStream, ident: &Ident) -> TokenStream {
             }
             other => other,
         })
+        .collect()
+}
+
+/// The struct's type parameters' names.
+fn type_params(cont: &Container<'_>) -> BTreeSet<Ident> {
+    cont.generics
+        .type_params()
+        .map(|p| p.ident.clone())
         .collect()
 }
 
@@ -874,14 +878,11 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
     // A `static` in a generic fn would be shared by every instantiation, so
     // generic types get their pools from the runtime's `TypeId` registry.
     let mut bounds = reset_bounds(cont, krate);
-    let params: BTreeSet<Ident> = cont
-        .generics
-        .type_params()
-        .map(|p| p.ident.clone())
-        .collect();
-    for p in &params {
+    for param in cont.generics.type_params() {
+        let p = &param.ident;
         bounds.push(parse_quote!(#p: ::core::marker::Send + 'static));
     }
+    let params = type_params(cont);
     // A field of an associated type (`Vec<C::Item>`) is `Send` by its own
     // bound, not by `C: Send`.
     for field in &cont.fields {
