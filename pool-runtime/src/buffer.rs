@@ -507,11 +507,13 @@ impl BufferPool {
         };
         let mut guard = if self.class_capacity(class) <= LOCAL_CACHE_MAX_BYTES {
             // As `Pool::get`: a hit stays leased in its thread cache's slot.
-            PoolGuard::filled(self, |slot| self.classes[class].take(slot))
+            let pool = &self.classes[class];
+            match pool.take() {
+                Some(lease) => PoolGuard::leased(self, lease),
+                None => PoolGuard::inline(self, pool.take_slow()),
+            }
         } else {
-            let mut guard = PoolGuard::empty(self);
-            self.take_large(class, min_capacity, guard.slot());
-            guard
+            PoolGuard::inline(self, self.take_large(class, min_capacity))
         };
         // A buffer kept in a class holds the class's capacity, so one that
         // holds less than the request (or than the smallest class) is new
@@ -529,30 +531,30 @@ impl BufferPool {
     /// else the class's own get (a miss, as a rule).
     #[cold]
     #[inline(never)]
-    fn take_large(&self, class: usize, requested: usize, slot: &mut Option<Vec<u8>>) {
+    fn take_large(&self, class: usize, requested: usize) -> Vec<u8> {
         self.large.lend();
-        if !self.take_larger(class, requested, slot) {
-            self.classes[class].take_slow(slot);
+        match self.take_larger(class, requested) {
+            Some(buf) => buf,
+            None => self.classes[class].take_slow(),
         }
     }
 
     /// An idle buffer of `class`, else of the next classes up to
-    /// [`REUSE_UP_TO`] times `requested`, into `slot`, counted as a get;
-    /// false, with nothing counted, if there is none (and then one idle
+    /// [`REUSE_UP_TO`] times `requested`, counted as a get; `None`, with
+    /// nothing counted, if there is none (and then one idle
     /// buffer it could not use may be let go of: [`evict_outside`](Self::evict_outside)).
-    fn take_larger(&self, class: usize, requested: usize, slot: &mut Option<Vec<u8>>) -> bool {
+    fn take_larger(&self, class: usize, requested: usize) -> Option<Vec<u8>> {
         let limit = requested.saturating_mul(REUSE_UP_TO.0) / REUSE_UP_TO.1;
         for larger in class..self.len {
             if larger > class && self.class_capacity(larger) > limit {
                 break;
             }
             if let Some(buf) = self.classes[larger].take_idle(Event::Get) {
-                *slot = Some(buf);
-                return true;
+                return Some(buf);
             }
         }
         self.evict_outside(class, limit);
-        false
+        None
     }
 
     /// Before a large get of `class` allocates: if the large buffers alive

@@ -53,8 +53,10 @@ pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
 }
 
 impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
-    /// A guard with no value yet, for [`Pool::get`](crate::Pool::get) to fill in place
-    /// (through [`slot`](Self::slot)) before it returns the guard.
+    /// A guard with no value yet, for a get to fill in place (through
+    /// [`slot`](Self::slot)): a `BufferPool`'s fresh buffer, which the
+    /// guard holds before it allocates, so that a failed allocation is
+    /// counted as the guard's `dropped_panic`.
     #[inline(always)]
     pub(crate) fn empty(pool: P) -> Self {
         PoolGuard {
@@ -69,29 +71,23 @@ impl<T: Reset + Send + 'static, P: PoolRef<T>> PoolGuard<T, P> {
         &mut self.value
     }
 
-    /// A guard holding the lease `fill` returns, or what it puts in an
-    /// empty slot. The slot is a local, not the guard's field, until `fill`
-    /// returns: no guard exists (nor needs dropping) if `fill` unwinds, so
-    /// the compiler keeps the slot in registers instead of building the
-    /// guard in memory and copying it to the caller (7 instructions per
-    /// get).
+    /// A guard holding `lease`: the value stays in its thread cache's slot.
     #[inline(always)]
-    pub(crate) fn filled(pool: P, fill: impl FnOnce(&mut Option<T>) -> Option<Lease<T>>) -> Self {
-        let mut value = None;
-        match fill(&mut value) {
-            // A `None` of its own, not `value` moved: moving the local would
-            // copy all of `T`'s bytes (a `memcpy` per get for a large `T`),
-            // though none of them is a value.
-            Some(lease) => PoolGuard {
-                pool,
-                value: ManuallyDrop::new(None),
-                lease: ManuallyDrop::new(Some(lease)),
-            },
-            None => PoolGuard {
-                pool,
-                value: ManuallyDrop::new(value),
-                lease: ManuallyDrop::new(None),
-            },
+    pub(crate) fn leased(pool: P, lease: Lease<T>) -> Self {
+        PoolGuard {
+            pool,
+            value: ManuallyDrop::new(None),
+            lease: ManuallyDrop::new(Some(lease)),
+        }
+    }
+
+    /// A guard holding `value` inline.
+    #[inline(always)]
+    pub(crate) fn inline(pool: P, value: T) -> Self {
+        PoolGuard {
+            pool,
+            value: ManuallyDrop::new(Some(value)),
+            lease: ManuallyDrop::new(None),
         }
     }
 

@@ -179,7 +179,11 @@ impl<'a> Held<'a> {
         let Some(i) = stack.ledger.restore(lease, &self.retained.len, stack.cap) else {
             return false;
         };
-        if let Some(size) = self.retained.sizes.get(i) {
+        // Stored only if it changed: a value goes back at the size it left
+        // with as a rule, and a load and a compare cost less than a store.
+        if let Some(size) = self.retained.sizes.get(i)
+            && size.load(Relaxed) != bytes
+        {
             size.store(bytes, Relaxed);
         }
         true
