@@ -427,22 +427,32 @@ impl Counters {
         stats.shrunk += self.get(Event::Shrunk);
     }
 
-    /// Returns counted here beyond the gets counted here: on a thread's
-    /// counters, values that thread gave back without having taken them
-    /// (from another thread, or a `BufferPool` class below). `put`s of
-    /// values from outside the pool are not returns.
-    pub(crate) fn returns_beyond_gets(&self) -> u64 {
-        let returns = self
-            .get(Event::Put)
-            .saturating_sub(self.get(Event::External));
-        returns.saturating_sub(self.get(Event::Get))
+    /// Add these counters into a snapshot, with a thread's `fast` gets and
+    /// returns (`[gets, puts]`, counted in its marks, `raw/owned.rs`).
+    pub(crate) fn sum_into_with(&self, fast: [u64; 2], stats: &mut Stats) {
+        self.sum_into(stats);
+        stats.gets += fast[0];
+        stats.puts += fast[1];
     }
 
-    /// Fold an exiting thread's counters into these.
-    pub(crate) fn absorb(&self, other: &Counters) {
+    /// Returns counted here (and among the `fast` ones, as in
+    /// [`sum_into_with`](Self::sum_into_with)) beyond the gets counted
+    /// there: on a thread's counters, values that thread gave back without
+    /// having taken them (from another thread, or a `BufferPool` class
+    /// below). `put`s of values from outside the pool are not returns.
+    pub(crate) fn returns_beyond_gets(&self, fast: [u64; 2]) -> u64 {
+        let returns = (self.get(Event::Put) + fast[1]).saturating_sub(self.get(Event::External));
+        returns.saturating_sub(self.get(Event::Get) + fast[0])
+    }
+
+    /// Fold an exiting thread's counters, and its `fast` gets and returns,
+    /// into these.
+    pub(crate) fn absorb(&self, other: &Counters, fast: [u64; 2]) {
         for (mine, theirs) in self.0.iter().zip(&other.0) {
             mine.fetch_add(theirs.load(Relaxed), Relaxed);
         }
+        self.add_shared(Event::Get, fast[0]);
+        self.add_shared(Event::Put, fast[1]);
     }
 }
 

@@ -11,13 +11,13 @@
 #[cfg(poolable_loom)]
 pub(crate) use loom::sync::{
     Mutex, MutexGuard,
-    atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence},
+    atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, fence},
 };
 
 #[cfg(not(poolable_loom))]
 pub(crate) use std::sync::{
     Mutex, MutexGuard,
-    atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence},
+    atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, fence},
 };
 
 pub(crate) use core::sync::atomic::Ordering;

@@ -64,6 +64,9 @@ impl AnyStorage for Storage {
 /// statistics and decay need of it (`tier/thread.rs` implements it).
 pub(crate) trait Cache: Send + Sync {
     fn counters(&self) -> &Counters;
+    /// The gets and returns its owner's fast path counted (`[gets, puts]`),
+    /// beside `counters`.
+    fn fast_counts(&self) -> [u64; 2];
     fn retained(&self) -> &Retained;
     /// Ask it for a decay step, in `reclaim`'s batch.
     fn post(&self, reclaim: &Reclaim);
@@ -189,12 +192,12 @@ impl Core {
 
     /// A thread cache (the one with `counters`) is going away: fold its
     /// counters into the pool's, atomically with respect to `stats()`.
-    pub(crate) fn unregister(&self, counters: &Counters) {
+    pub(crate) fn unregister(&self, counters: &Counters, fast: [u64; 2]) {
         let mut caches = lock(&self.caches);
         caches.retain(|cache| !core::ptr::eq(cache.counters(), counters));
-        self.counters.absorb(counters);
+        self.counters.absorb(counters, fast);
         self.exited_returns_beyond_gets.fetch_add(
-            counters.returns_beyond_gets(),
+            counters.returns_beyond_gets(fast),
             std::sync::atomic::Ordering::Relaxed,
         );
     }
@@ -260,9 +263,10 @@ impl Core {
         let caches = lock(&self.caches);
         self.counters.sum_into(&mut stats);
         for cache in caches.iter() {
-            cache.counters().sum_into(&mut stats);
+            let fast = cache.fast_counts();
+            cache.counters().sum_into_with(fast, &mut stats);
             cache.retained().sum_into(&mut stats);
-            returns_beyond_gets += cache.counters().returns_beyond_gets();
+            returns_beyond_gets += cache.counters().returns_beyond_gets(fast);
         }
         (stats, returns_beyond_gets)
     }

@@ -28,7 +28,7 @@ use super::storage::{Cache, Storage};
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::erased::{Moving, Out};
 use crate::raw::lease::{self, IDLE, Ledger, RawLease};
-use crate::raw::owned::{Fast, Fenced, Owner, Reclaim, Tenant};
+use crate::raw::owned::{Fast, Fenced, Op, Owner, Reclaim, Tenant};
 use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::stats::{Counters, Event, Stats, saturating_sum};
 use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
@@ -333,7 +333,7 @@ impl table::Head<Stack> for Head {
         };
         head.counters.add_owned(Event::DroppedIdle, idle);
         head.counters.add_owned(Event::DroppedFull, full);
-        storage.unregister(&head.counters);
+        storage.unregister(&head.counters, owner.fast_counts());
         drop_each(dead, &storage.counters);
     }
 
@@ -345,6 +345,10 @@ impl table::Head<Stack> for Head {
 impl Cache for ThreadCache {
     fn counters(&self) -> &Counters {
         &self.head.counters
+    }
+
+    fn fast_counts(&self) -> [u64; 2] {
+        Tenant::fast_counts(self)
     }
 
     fn retained(&self) -> &Retained {
@@ -373,12 +377,10 @@ pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
     // and a write would first check the `Option` for one to drop.
     let found = table::with_near(key, |owner| {
         let head = owner.head();
-        owner.fast(|stack| {
+        owner.fast(Op::Get, |stack| {
             let lease = Held::new(stack, head).pop_lease();
-            if lease.is_some() {
-                head.counters.add_owned(Event::Get, 1);
-            }
-            lease
+            let found = lease.is_some();
+            (lease, found)
         })
     });
     match found {
@@ -387,22 +389,15 @@ pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
     }
 }
 
-/// `op` on the cache on the owner's fast path, counted as `event` when it
+/// `f` on the cache on the owner's fast path, counted as a return when it
 /// returns true; false if it returned false or the fast path was refused
 /// (busy, or requests pending).
 #[inline(always)]
-fn fast_counted(
-    owner: &Owner<'_, Stack, Head>,
-    event: Event,
-    op: impl FnOnce(&mut Held<'_>) -> bool,
-) -> bool {
+fn fast_put(owner: &Owner<'_, Stack, Head>, f: impl FnOnce(&mut Held<'_>) -> bool) -> bool {
     let head = owner.head();
-    let done = owner.fast(|stack| {
-        let done = op(&mut Held::new(stack, head));
-        if done {
-            head.counters.add_owned(event, 1);
-        }
-        done
+    let done = owner.fast(Op::Put, |stack| {
+        let done = f(&mut Held::new(stack, head));
+        (done, done)
     });
     matches!(done, Fast::Done(true))
 }
@@ -530,7 +525,7 @@ pub(crate) fn give_lease(
     bytes: usize,
 ) {
     table::with_near(key, |owner| {
-        fast_counted(&owner, Event::Put, |held| held.restore(lease, bytes))
+        fast_put(&owner, |held| held.restore(lease, bytes))
     });
 }
 
@@ -548,7 +543,7 @@ pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: us
 /// requests pending.
 #[inline(always)]
 fn push(owner: &Owner<'_, Stack, Head>, value: &mut Option<Moving<'_>>, bytes: usize) -> bool {
-    fast_counted(owner, Event::Put, |held| {
+    fast_put(owner, |held| {
         let Some(v) = value.take() else {
             return false;
         };
