@@ -5,9 +5,11 @@
 //!
 //! The protocol, Dekker's with asymmetric fences (`fence.rs`):
 //!
-//! - The owner marks each operation: it sets [`BUSY`] in the operation's
-//!   mark (a plain store; a slow operation marks both, `marks`), puts a
-//!   [`light`](super::fence::light) fence after it, then loads `pending`.
+//! - The owner marks each operation: unless either mark is [`BUSY`] (it
+//!   is inside an operation already: re-entered), it sets `BUSY` in the
+//!   operation's mark (a plain store; a slow operation marks both, `marks`),
+//!   puts a [`light`](super::fence::light) fence after it, then loads
+//!   `pending`.
 //!   Zero: nothing is asked of it, and it uses the state directly (the fast
 //!   path), then clears `BUSY` with a release store that also counts the
 //!   operation. Non-zero: it takes `lock` and applies the requests itself
@@ -56,10 +58,9 @@ pub(crate) struct Tenant<S, H> {
     /// when the tenant was made (after `fence::init`, which the pool runs
     /// before any tenant exists); and above them ([`COUNT`] each), how many
     /// of the operations were counted. The owner's last store of an
-    /// operation clears `BUSY` and counts it at once: a busy byte, its
-    /// fence mode and a statistics counter took a load and two stores more
-    /// per get and per return (about 0.5 ns of the 7.3 ns of a get + push +
-    /// drop on an AMD EPYC).
+    /// operation clears `BUSY` and counts it at once, where a busy byte
+    /// and a statistics counter took two stores. An operation also loads
+    /// the other mark, to refuse re-entry from inside either kind.
     marks: [AtomicU64; 2],
     /// Requests not yet applied; the owner's fast path runs only at zero.
     pending: AtomicU32,
@@ -260,11 +261,16 @@ impl<'a, S, H> Owner<'a, S, H> {
         let t = self.tenant;
         let mark = &t.marks[op as usize];
         let idle = mark.load(Ordering::Relaxed);
-        // The common case first, so that it is the straight line.
-        if idle & (BUSY | FENCED) == 0 {
+        // Re-entry from inside either kind of operation (whose `f` holds the
+        // state) is refused: only the owner writes the marks, so `BUSY` in
+        // either means this thread is inside an operation. `FENCED` is the
+        // same in both, so one test of the two together covers the common
+        // case.
+        let both = idle | t.marks[op as usize ^ 1].load(Ordering::Relaxed);
+        if both & (BUSY | FENCED) == 0 {
             mark.store(idle | BUSY, Ordering::Relaxed);
             fence::light(true);
-        } else if idle & BUSY == 0 {
+        } else if both & BUSY == 0 {
             mark.store(idle | BUSY, Ordering::Relaxed);
             fence::light(false);
         } else {
@@ -330,6 +336,10 @@ mod tests {
     }
 
     fn tenant() -> Arc<Tenant<Log, ()>> {
+        // As a pool does before its first tenant: else the mode depends on
+        // whether another test made a pool first, and run alone these tests
+        // never see an unfenced tenant.
+        fence::init();
         Arc::new(Tenant::new(Log::default(), ()))
     }
 
@@ -446,6 +456,30 @@ mod tests {
         }
     }
 
+    /// Re-entry by the *other* kind of fast path (a get's `f` reaching a
+    /// return of the same tenant, or the other way round) must be refused
+    /// too: else two `&mut S` to the state are live at once.
+    #[test]
+    fn a_fast_path_reentered_by_the_other_kind_is_refused() {
+        for t in tenants() {
+            let owner = Owner::new(&t);
+            for (outer, inner) in [(Op::Get, Op::Put), (Op::Put, Op::Get)] {
+                let refused = owner.fast(outer, |log| {
+                    let first = &mut log.ops;
+                    let again = Owner::new(&t);
+                    let refused =
+                        matches!(again.fast(inner, |log| (log.ops += 1, true)), Fast::Slow);
+                    *first += 1;
+                    (refused, true)
+                });
+                assert!(
+                    matches!(refused, Fast::Done(true)),
+                    "re-entered by the other kind"
+                );
+            }
+        }
+    }
+
     /// An owner thread and a reclaimer thread race; every operation runs
     /// once and every request is applied exactly once (by either side).
     /// Under Miri this is also a data-race check of the protocol.
@@ -478,5 +512,134 @@ mod tests {
             op(&owner, Op::Put);
             assert_eq!(log(&t), (ops + 1, reclaims));
         }
+    }
+}
+
+/// Loom models of the protocol itself, one tenant, no pool around it (the
+/// models in `tests/loom.rs` reach it only through `Pool`). Under loom both
+/// fences are `SeqCst` and every tenant is `FENCED`.
+///
+/// ```text
+/// CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg poolable_loom" LOOM_MAX_PREEMPTIONS=3 \
+///     cargo test -p pool-runtime --release --lib raw::owned::loom_models
+/// ```
+#[cfg(all(test, poolable_loom))]
+mod loom_models {
+    use super::*;
+    use loom::sync::Arc;
+
+    #[derive(Default)]
+    struct Log {
+        ops: u64,
+        applied: u64,
+    }
+
+    /// One owner operation, as `tier/thread.rs` makes them: the fast path,
+    /// else the slow path. Whether the fast path ran it.
+    fn op(owner: &Owner<'_, Log, ()>, kind: Op) -> bool {
+        match owner.fast(kind, |log| (log.ops += 1, true)) {
+            Fast::Done(()) => true,
+            Fast::Slow => {
+                owner
+                    .slow(|log, n| {
+                        log.ops += 1;
+                        log.applied += u64::from(n);
+                    })
+                    .expect("not re-entered");
+                false
+            }
+        }
+    }
+
+    /// A reclaimer (post, heavy fence, apply if idle) races the owner's
+    /// `ops`: the state is never reached by both (loom checks the
+    /// `UnsafeCell`), the request is applied exactly once, and each fast
+    /// operation is counted once, in its own mark.
+    fn race(ops: &'static [Op]) {
+        loom::model(move || {
+            let t = Arc::new(Tenant::new(Log::default(), ()));
+            assert_eq!(t.marks[0].load(Ordering::Relaxed), FENCED);
+            let reclaimer = {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || {
+                    let batch = Reclaim::begin();
+                    t.post(&batch, 1);
+                    batch
+                        .fence()
+                        .apply(&*t, |_, log, n| log.applied += u64::from(n))
+                })
+            };
+            let owner = Owner::new(&*t);
+            let mut fast = [0_u64; 2];
+            for &kind in ops {
+                if op(&owner, kind) {
+                    fast[kind as usize] += 1;
+                }
+            }
+            let applied_by_reclaimer = reclaimer.join().unwrap();
+            // A request left pending (the owner was busy) goes to the next op.
+            if op(&owner, Op::Put) {
+                fast[1] += 1;
+            }
+            let (ops_run, applied) = owner.slow(|log, _| (log.ops, log.applied)).unwrap();
+            assert_eq!(ops_run, ops.len() as u64 + 1);
+            assert_eq!(applied, 1, "by the reclaimer: {applied_by_reclaimer}");
+            assert_eq!(t.pending.load(Ordering::Relaxed), 0);
+            assert_eq!(t.fast_counts(), fast);
+            for mark in &t.marks {
+                assert_eq!(mark.load(Ordering::Relaxed) % COUNT, FENCED, "idle again");
+            }
+        });
+    }
+
+    #[test]
+    fn a_reclaimer_racing_a_put() {
+        race(&[Op::Put]);
+    }
+
+    #[test]
+    fn a_reclaimer_racing_a_get() {
+        race(&[Op::Get]);
+    }
+
+    /// The reclaimer's two mark loads against a get followed by a put (the
+    /// busy bit moves from one word to the other between them).
+    #[test]
+    fn a_reclaimer_racing_a_get_then_a_put() {
+        race(&[Op::Get, Op::Put]);
+    }
+
+    /// The owner's slow path (both marks) racing the reclaimer directly.
+    #[test]
+    fn a_reclaimer_racing_the_slow_path() {
+        loom::model(|| {
+            let t = Arc::new(Tenant::new(Log::default(), ()));
+            let reclaimer = {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || {
+                    let batch = Reclaim::begin();
+                    t.post(&batch, 1);
+                    batch
+                        .fence()
+                        .apply(&*t, |_, log, n| log.applied += u64::from(n))
+                })
+            };
+            let owner = Owner::new(&*t);
+            owner
+                .slow(|log, n| {
+                    log.ops += 1;
+                    log.applied += u64::from(n);
+                })
+                .unwrap();
+            reclaimer.join().unwrap();
+            let (ops, applied) = owner
+                .slow(|log, n| {
+                    log.applied += u64::from(n);
+                    (log.ops, log.applied)
+                })
+                .unwrap();
+            assert_eq!((ops, applied), (1, 1));
+            assert_eq!(t.fast_counts(), [0, 0]);
+        });
     }
 }
