@@ -181,10 +181,10 @@ impl<'a> Held<'a> {
         };
         // Stored only if it changed: a value goes back at the size it left
         // with as a rule, and a load and a compare cost less than a store.
-        if let Some(size) = self.retained.sizes.get(i)
-            && size.load(Relaxed) != bytes
-        {
-            size.store(bytes, Relaxed);
+        if let Some(size) = self.retained.sizes.get(i) {
+            if size.load(Relaxed) != bytes {
+                size.store(bytes, Relaxed);
+            }
         }
         true
     }
