@@ -9,11 +9,10 @@
 //!   is inside an operation already: re-entered), it sets `BUSY` in the
 //!   operation's mark (a plain store; a slow operation marks both, `marks`),
 //!   puts a [`light`](super::fence::light) fence after it, then loads
-//!   `pending`.
-//!   Zero: nothing is asked of it, and it uses the state directly (the fast
-//!   path), then clears `BUSY` with a release store that also counts the
-//!   operation. Non-zero: it takes `lock` and applies the requests itself
-//!   (the slow path).
+//!   `pending`. Zero: nothing is asked of it, and it uses the state
+//!   directly (the fast path), then clears `BUSY` with a release store that
+//!   also counts the operation. Non-zero: it takes `lock` and applies the
+//!   requests itself (the slow path).
 //! - A reclaimer adds to `pending` (a release, so an owner that sees the
 //!   request also sees what the reclaimer wrote before it), runs a [`heavy`](super::fence::heavy)
 //!   fence, then loads the marks. `BUSY` in either: the owner is inside an
@@ -281,7 +280,7 @@ impl<'a, S, H> Owner<'a, S, H> {
             return Fast::Slow;
         }
         // SAFETY: this thread owns the tenant (`Owner`), is not re-entering
-        // it (`BUSY` was clear), and no request is pending after its `BUSY`
+        // it (neither mark was `BUSY`), and no request is pending after its `BUSY`
         // store and fence: no reclaimer touches the state until `BUSY` is
         // clear again (module docs).
         let (out, counted) = f(unsafe { &mut *t.state.get_mut().as_ptr() });
@@ -551,6 +550,19 @@ mod loom_models {
         }
     }
 
+    /// A thread that posts one request to `t`, fences, and applies it if
+    /// the owner is idle: whether it did.
+    fn spawn_reclaimer(t: &Arc<Tenant<Log, ()>>) -> loom::thread::JoinHandle<bool> {
+        let t = Arc::clone(t);
+        loom::thread::spawn(move || {
+            let batch = Reclaim::begin();
+            t.post(&batch, 1);
+            batch
+                .fence()
+                .apply(&*t, |_, log, n| log.applied += u64::from(n))
+        })
+    }
+
     /// A reclaimer (post, heavy fence, apply if idle) races the owner's
     /// `ops`: the state is never reached by both (loom checks the
     /// `UnsafeCell`), the request is applied exactly once, and each fast
@@ -559,16 +571,7 @@ mod loom_models {
         loom::model(move || {
             let t = Arc::new(Tenant::new(Log::default(), ()));
             assert_eq!(t.marks[0].load(Ordering::Relaxed), FENCED);
-            let reclaimer = {
-                let t = Arc::clone(&t);
-                loom::thread::spawn(move || {
-                    let batch = Reclaim::begin();
-                    t.post(&batch, 1);
-                    batch
-                        .fence()
-                        .apply(&*t, |_, log, n| log.applied += u64::from(n))
-                })
-            };
+            let reclaimer = spawn_reclaimer(&t);
             let owner = Owner::new(&*t);
             let mut fast = [0_u64; 2];
             for &kind in ops {
@@ -614,16 +617,7 @@ mod loom_models {
     fn a_reclaimer_racing_the_slow_path() {
         loom::model(|| {
             let t = Arc::new(Tenant::new(Log::default(), ()));
-            let reclaimer = {
-                let t = Arc::clone(&t);
-                loom::thread::spawn(move || {
-                    let batch = Reclaim::begin();
-                    t.post(&batch, 1);
-                    batch
-                        .fence()
-                        .apply(&*t, |_, log, n| log.applied += u64::from(n))
-                })
-            };
+            let reclaimer = spawn_reclaimer(&t);
             let owner = Owner::new(&*t);
             owner
                 .slow(|log, n| {
