@@ -98,8 +98,8 @@ pub(crate) fn light(asymmetric: bool) {
 }
 
 /// The reclaimer's side. When it returns true, every owner either has made
-/// its busy flag visible to this thread, or will see this thread's earlier
-/// stores in its next operation. False (a registered membarrier that failed,
+/// its busy mark (`owned.rs`) visible to this thread, or will see this
+/// thread's earlier stores in its next operation. False (a registered membarrier that failed,
 /// which the kernel documents no reason for) means nothing is known: the
 /// caller must then leave every thread cache to its owner.
 #[must_use]
