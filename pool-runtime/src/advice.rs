@@ -1,7 +1,7 @@
 //! [`Advice`]: which pools do not pay, and what to change. The rules read
 //! what a pool's counters and its slow paths recorded (an [`Observation`]),
 //! nothing more, so each is a pure function tested on constructed values;
-//! [`advice`](crate::advice) applies them to every pool.
+//! [`advice`](crate::advice()) applies them to every pool.
 //!
 //! Nothing here costs a get or a return. The counters exist anyway; the
 //! rest is recorded where the pool already takes a slow path: the sizes of
@@ -19,7 +19,7 @@ use core::fmt;
 
 /// A pool is judged once it has seen this many gets, or this many returns
 /// (a class of a [`BufferPool`](crate::BufferPool) can receive buffers
-/// taken from a smaller class): before that, [`advice`](crate::advice)
+/// taken from a smaller class): before that, [`advice`](crate::advice())
 /// says nothing about it.
 ///
 /// ```
@@ -47,7 +47,7 @@ const KEEPS_MIN_BYTES: usize = 1 << 20;
 const KEEPS_FACTOR: u64 = 4;
 
 /// What a pool's counters say is wrong with it, and what to change: one
-/// finding of [`advice`](crate::advice). `Display` gives it as one
+/// finding of [`advice`](crate::advice()). `Display` gives it as one
 /// sentence, starting with the pool's name and naming the setting to
 /// change and a value for it.
 ///
@@ -74,7 +74,7 @@ pub struct Advice {
 }
 
 /// Which finding an [`Advice`] is. The rules and their thresholds are
-/// listed under [`advice`](crate::advice).
+/// listed under [`advice`](crate::advice()).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AdviceKind {

@@ -23,9 +23,9 @@
 //! - `guard`: [`PoolGuard`], the guard itself, over [`PoolRef`], what it
 //!   asks of the pool its value returns to (which the pool implements).
 //! - `registry`: every pool used so far, seen through a type-erased view of
-//!   its storage ([`pools`], [`report`], [`advice`], [`trim_all`],
+//!   its storage ([`pools`], [`report`], [`advice`](advice()), [`trim_all`],
 //!   [`clear_all`], [`retained_bytes`], [`set_retained_budget`]).
-//! - `advice`: the rules behind [`advice`], which say which pools do not
+//! - `advice`: the rules behind [`advice`](advice()), which say which pools do not
 //!   pay and what to change ([`Advice`]).
 //! - `decay`: the two-trim rule, over both tiers: when a step is due and
 //!   how a batch of them reaches every thread cache.

@@ -458,7 +458,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         }
     }
 
-    /// [`get`](Pool::get) for a pool behind an [`Arc`](std::sync::Arc): the
+    /// [`get`](Pool::get) for a pool behind an [`Arc`]: the
     /// guard holds a clone of the `Arc` instead of a borrow, so it is
     /// `'static` and can be moved into a spawned thread or task. It behaves
     /// exactly like the guard `get` returns.
@@ -927,7 +927,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
 pub type Pooled<'a, T> = PoolGuard<T, &'a Pool<T>>;
 
 /// A value taken with [`Pool::get_owned`]: like [`Pooled`], but it holds an
-/// [`Arc`](std::sync::Arc) of its pool instead of a borrow, so it is `'static` and can move
+/// [`Arc`] of its pool instead of a borrow, so it is `'static` and can move
 /// into a spawned thread or task (`tokio::spawn`) whatever owns the pool.
 ///
 /// It is the same guard type as [`Pooled`] (a [`PoolGuard`]): dropping it,

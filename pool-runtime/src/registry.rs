@@ -93,8 +93,8 @@ fn shed(pool: &Core, oldest_only: bool, bytes: usize) -> usize {
 ///   up to [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE) values of at most
 ///   [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES) per thread and
 ///   pool. Concurrent returns may pass the budget by one value each.
-/// - **After a trim** ([`trim_all`](crate::trim_all), and so the trimmer)
-///   and when the budget is set, [`retained_bytes`](crate::retained_bytes)
+/// - **After a trim** ([`trim_all`], and so the trimmer)
+///   and when the budget is set, [`retained_bytes`]
 ///   is back under it: idle values of the shared tiers go first, the oldest
 ///   first (values idle since the last trim, in every pool, before any that
 ///   came back since); then, if the thread caches alone hold more than the
@@ -335,7 +335,7 @@ impl fmt::Debug for PoolInfo {
 /// A table of every pool for logs: one line per pool of [`pools`], by
 /// name (a `BufferPool`'s classes by capacity), its name then its
 /// [`Stats`], read when the report is formatted; then a line for each
-/// finding of [`advice`], if any (`advice: pool: sentence`).
+/// finding of [`advice`](advice()), if any (`advice: pool: sentence`).
 ///
 /// ```
 /// use poolable::Pool;
