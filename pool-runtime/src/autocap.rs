@@ -147,7 +147,10 @@ impl AutoCap {
         let common = (0..CLASSES).max_by_key(|&k| (counts[k], k)).unwrap_or(0);
         self.common.store(class_cap(common).min(target), Relaxed);
         let cap = self.cap();
-        if target >= cap || !self.calibrated.swap(true, Relaxed) {
+        // Marked calibrated whichever way this window goes: a first window
+        // that asks for the ceiling is the first calibration too.
+        let first = !self.calibrated.swap(true, Relaxed);
+        if target >= cap || first {
             self.cap.store(target, Relaxed);
             self.lower.store(0, Relaxed);
         } else {
@@ -197,6 +200,20 @@ mod tests {
         windows(&auto, &[10], 1);
         assert_eq!(auto.cap(), AUTO_CAP_FLOOR);
         assert_eq!(auto.common(), 15);
+    }
+
+    /// A first window that asks for the ceiling itself is a calibration
+    /// too: the next window that asks for less is only the first of the
+    /// two a lowering needs.
+    #[test]
+    fn a_first_window_at_the_ceiling_still_needs_two_windows_to_lower() {
+        let auto = AutoCap::new(1 << 20);
+        windows(&auto, &[600_000], 1);
+        assert_eq!(auto.cap(), 1 << 20);
+        windows(&auto, &[10], 1);
+        assert_eq!(auto.cap(), 1 << 20, "one small window does not lower it");
+        windows(&auto, &[10], 1);
+        assert_eq!(auto.cap(), AUTO_CAP_FLOOR);
     }
 
     #[test]
