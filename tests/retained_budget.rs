@@ -174,3 +174,39 @@ fn the_count_follows_batches_both_ways_even_past_a_large_value() {
     drop(pool);
     assert_eq!(shared_retained_bytes(), 0);
 }
+
+/// A value that measures `usize::MAX`, as a `Mutex` locked at its return
+/// does (`Reset::heap_bytes`), which a pool whose cap is off keeps.
+#[derive(Default)]
+struct Huge;
+
+impl poolable::Reset for Huge {
+    fn reset(&mut self) {}
+
+    fn heap_bytes(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// The count adds each entry's bytes as it comes in (wrapping), and took
+/// a list's bytes out as their saturating sum: two entries of `usize::MAX`
+/// left it one byte short, reading `usize::MAX` for good, after a clear
+/// and after the pool's drop alike.
+#[test]
+fn values_that_measure_usize_max_leave_no_bytes_in_the_count() {
+    let _alone = alone();
+    set_retained_budget(None);
+    assert_eq!(shared_retained_bytes(), 0);
+    let pool: Pool<Huge> = Pool::new().max_bytes(usize::MAX);
+    let fill = |pool: &Pool<Huge>| {
+        let held: Vec<_> = (0..2).map(|_| pool.get()).collect();
+        drop(held);
+        assert_eq!(pool.stats().retained, 2, "{}", pool.stats());
+    };
+    fill(&pool);
+    pool.clear();
+    assert_eq!(shared_retained_bytes(), 0, "after a clear");
+    fill(&pool);
+    drop(pool);
+    assert_eq!(shared_retained_bytes(), 0, "after the pool's drop");
+}

@@ -139,8 +139,20 @@ fn take(into: &mut impl Sink, list: &mut Entries, k: usize) -> (usize, bool) {
 
 /// Entries leaving the shards for `dead`: their bytes leave the budget.
 fn release(mut entries: Entries, dead: &mut Dead) {
-    budget::sub(entries.total_bytes());
+    budget::sub(counted_bytes(&entries));
     dead.append(&mut entries);
+}
+
+/// The bytes `entries` added to the budget's count: their wrapping sum, as
+/// the count's own additions are, not [`Entries::total_bytes`]'s
+/// saturating one, which takes less out than went in once entries measure
+/// near `usize::MAX` (a locked `Mutex` under a disabled cap), and leaves
+/// the count wrong for good.
+fn counted_bytes(entries: &Entries) -> usize {
+    entries
+        .bytes()
+        .iter()
+        .fold(0, |sum, &b| sum.wrapping_add(b))
 }
 
 pub(crate) struct Shards {
@@ -151,7 +163,15 @@ pub(crate) struct Shards {
 
 impl Drop for Shards {
     fn drop(&mut self) {
-        budget::sub(self.retained().1);
+        // Wrapping, as the count's additions are (`counted_bytes`).
+        let mut bytes = 0usize;
+        for shard in &self.shards {
+            let shard = lock(shard);
+            bytes = bytes
+                .wrapping_add(counted_bytes(&shard.current))
+                .wrapping_add(counted_bytes(&shard.victim));
+        }
+        budget::sub(bytes);
     }
 }
 
