@@ -219,7 +219,8 @@ impl Stats {
         self.unaccounted(self.held(), self.external) == 0
     }
 
-    /// Values dropped on return for any reason (oversize, full, panic).
+    /// Values dropped on return for any reason (oversize, full, panic),
+    /// saturating at `u64::MAX`.
     ///
     /// ```
     /// # use poolable::Stats;
@@ -227,7 +228,9 @@ impl Stats {
     /// ```
     #[must_use]
     pub fn dropped_on_return(&self) -> u64 {
-        self.dropped_oversize + self.dropped_full + self.dropped_panic
+        self.dropped_oversize
+            .saturating_add(self.dropped_full)
+            .saturating_add(self.dropped_panic)
     }
 }
 
@@ -473,6 +476,18 @@ mod tests {
         assert_eq!(shown((1 << 20) - 1), "1.0 MiB");
         assert_eq!(shown((5 << 30) + (1 << 29)), "5.5 GiB");
         assert_eq!(shown(usize::MAX), "16.0 EiB");
+    }
+
+    /// The other derived figures (`held`, `unaccounted`, `hit_rate`) take
+    /// any counters; this one overflowed (a panic in a debug build).
+    #[test]
+    fn drops_on_return_of_large_counters_saturate() {
+        let stats = Stats {
+            dropped_full: u64::MAX,
+            dropped_panic: 1,
+            ..Stats::default()
+        };
+        assert_eq!(stats.dropped_on_return(), u64::MAX);
     }
 
     #[test]
