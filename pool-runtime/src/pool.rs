@@ -1121,3 +1121,42 @@ impl<T: 'static> core::fmt::Debug for Pool<T> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(all(test, not(poolable_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// The returns threads made beyond their own gets never read lower than
+    /// before while threads that made them exit: an exiting thread's count
+    /// moves from its cache to the pool's total under the cache list's lock,
+    /// and a reading takes both under it. (It read the total before taking
+    /// the lock, so a thread that exited in between was in neither.)
+    #[test]
+    fn returns_beyond_gets_never_go_back_as_threads_exit() {
+        let pool = &Pool::<Vec<u8>>::new();
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let reader = s.spawn(|| {
+                let (mut last, mut readings) = (0, 0u64);
+                while !done.load(Ordering::Relaxed) {
+                    let now = pool
+                        .core
+                        .storage
+                        .get()
+                        .map_or(0, |s| s.observe().returns_beyond_gets);
+                    assert!(now >= last, "read {now} after {last} ({readings} readings)");
+                    (last, readings) = (now, readings + 1);
+                }
+            });
+            for _ in 0..if cfg!(miri) { 10 } else { 3000 } {
+                // Taken here, returned on a thread that then exits: one
+                // return beyond that thread's gets.
+                let value = pool.get();
+                s.spawn(move || drop(value)).join().unwrap();
+            }
+            done.store(true, Ordering::Relaxed);
+            reader.join().unwrap();
+        });
+    }
+}

@@ -257,10 +257,13 @@ impl Core {
     /// the shards'), and the returns beyond gets summed thread by thread.
     fn counted(&self) -> (Stats, u64) {
         let mut stats = Stats::default();
+        // Under the lock, as `unregister` moves an exiting thread's share
+        // from its cache to this total: read before it, a thread that
+        // exited in between was in neither.
+        let caches = lock(&self.caches);
         let mut returns_beyond_gets = self
             .exited_returns_beyond_gets
             .load(std::sync::atomic::Ordering::Relaxed);
-        let caches = lock(&self.caches);
         self.counters.sum_into(&mut stats);
         for cache in caches.iter() {
             let fast = cache.fast_counts();
