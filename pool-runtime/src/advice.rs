@@ -192,7 +192,10 @@ pub(crate) fn findings(pool: &str, seen: &Observation) -> Vec<Advice> {
     let returns = s.puts.saturating_sub(s.external);
     let mut found = Vec::new();
 
-    let oversize = s.puts > 0 && share(s.dropped_oversize, s.puts) >= OVERSIZE_SHARE;
+    // `dropped_oversize` also counts a value `reserve` made over the cap
+    // (one per call at most): no more returns than there were.
+    let dropped_oversize = s.dropped_oversize.min(s.puts);
+    let oversize = s.puts > 0 && share(dropped_oversize, s.puts) >= OVERSIZE_SHARE;
     if oversize {
         let (value, change) = raise_cap(seen);
         let limit = match seen.class {
@@ -203,10 +206,9 @@ pub(crate) fn findings(pool: &str, seen: &Observation) -> Vec<Advice> {
             AdviceKind::Oversize,
             Some(value),
             format!(
-                "{} of {} returns ({}) were over {limit} and dropped: {change}",
-                s.dropped_oversize,
+                "{dropped_oversize} of {} returns ({}) were over {limit} and dropped: {change}",
                 s.puts,
-                Percent(share(s.dropped_oversize, s.puts)),
+                Percent(share(dropped_oversize, s.puts)),
             ),
         ));
     }
@@ -459,6 +461,21 @@ mod tests {
         );
         assert!(text.contains("`max_bytes(1310720)` (1.3 MiB)"), "{text}");
         assert!(text.contains("`max_bytes_auto()`"), "{text}");
+    }
+
+    /// A value `reserve` made over the cap is dropped as oversize without
+    /// a return: the sentence counted more dropped returns than returns.
+    #[test]
+    fn oversize_counts_no_more_returns_than_there_were() {
+        let mut big = seen(3000);
+        big.stats.misses = 3000;
+        big.stats.prefilled = 1;
+        big.stats.dropped_oversize = 3001;
+        let text = findings("p", &big)[0].to_string();
+        assert!(
+            text.starts_with("p: 3000 of 3000 returns (100.0%)"),
+            "{text}"
+        );
     }
 
     #[test]

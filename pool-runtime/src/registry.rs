@@ -240,9 +240,9 @@ fn by_name() -> Vec<PoolInfo> {
 /// | --- | --- | --- |
 /// | `Oversize` | at least half the returns were dropped over the size cap | `max_bytes` at the size 95% of the dropped values' heap reached, rounded up to a power of two (a quarter more, for the value itself); or `max_bytes_auto`; for a `BufferPool`, its ceiling |
 /// | `Full` | a hit rate under 90%, and at least 10% of returns dropped because the pool was full | `max_retained` at the bound in force divided by the hit rate (the values out at once, in a steady cycle), at least twice the bound, rounded up to a multiple of [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE) |
-/// | `OtherThreads` | a hit rate under 50%, not from the two above, and at least half the returns made on threads beyond the values each took itself | that the returning threads' caches keep the values out of the getting threads' reach |
+/// | `OtherThreads` | a hit rate under 50%, not from the two above, and at least half the returns made on threads beyond the values each took itself, and at least half as many returns as gets | that the returning threads' caches keep the values out of the getting threads' reach |
 /// | `OutgrowsClass` | a `BufferPool` class with a hit rate under 50%, to which fewer than half the buffers taken came back | that they grow into a larger class: ask `get(n)` for the size they reach |
-/// | `KeepsTooMuch` | at least 1 MiB idle, a hit rate of 50% or more, and at least 4 times as many idle values as the most seen out at once | `max_retained` at twice that (at least [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE)), or trimming |
+/// | `KeepsTooMuch` | at least 1 MiB idle, a hit rate of 50% or more, and at least 4 times as many idle values as the most seen out at once | `max_retained` at twice that, rounded up to a power of two (at least [`LOCAL_CACHE_SIZE`](crate::LOCAL_CACHE_SIZE)), or trimming |
 /// | `MayNotPay` | the idle values own no heap memory, or a hit rate under 5% that none of the above explains | retention off, `max_retained(0)`, to compare |
 ///
 /// "The most seen out at once" is sampled: each time the pool's counters

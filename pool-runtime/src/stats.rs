@@ -40,7 +40,9 @@ pub struct Stats {
     pub misses: u64,
     /// Values handed back: guards dropped normally and [`put`](crate::Pool::put) calls.
     pub puts: u64,
-    /// Values dropped on return because `heap_bytes` exceeded `max_bytes`.
+    /// Values dropped on return because `heap_bytes` exceeded `max_bytes`,
+    /// and values [`reserve`](crate::Pool::reserve) made over it (it stops
+    /// at the first).
     pub dropped_oversize: u64,
     /// Values over the size cap that [`Oversize::Shrink`](crate::Oversize::Shrink)
     /// brought under it, and that were kept. Counted among `puts` too; not
