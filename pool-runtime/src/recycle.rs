@@ -1051,7 +1051,7 @@ impl<T: Hash> Hash for RecycleOption<T> {
 mod serde_impls {
     use super::{RecycleOption, RecycleVec};
     use crate::Reset;
-    use core::fmt;
+    use core::{fmt, mem};
     use serde::de::{DeserializeSeed, SeqAccess, Visitor};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -1149,10 +1149,15 @@ mod serde_impls {
                 n += 1;
             }
             // Into the spares: each becomes live once written. One written
-            // in part by an error is dropped, as a spare must be reset.
+            // in part by an error, or by a panic, is dropped, as a spare
+            // must be reset.
             while v.len < v.items.len() {
                 let bytes = v.items[v.len].heap_bytes();
-                match seq.next_element_seed(InPlace(&mut v.items[v.len])) {
+                let writing = SpareInWriting { v: &mut *v, bytes };
+                let at = writing.v.len;
+                let result = seq.next_element_seed(InPlace(&mut writing.v.items[at]));
+                mem::forget(writing);
+                match result {
                     Ok(Some(())) => {
                         v.len += 1;
                         v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
@@ -1170,6 +1175,22 @@ mod serde_impls {
                 v.len += 1;
             }
             Ok(())
+        }
+    }
+
+    /// The spare `v.items[v.len]` while an element is written into it. If
+    /// the write unwinds past it, the spare, written in part, is dropped in
+    /// place (not moved out first) and its bytes leave the spares' total.
+    struct SpareInWriting<'a, T> {
+        v: &'a mut RecycleVec<T>,
+        bytes: usize,
+    }
+
+    impl<T> Drop for SpareInWriting<'_, T> {
+        fn drop(&mut self) {
+            let v = &mut *self.v;
+            v.spare_bytes = v.spare_bytes.saturating_sub(self.bytes);
+            v.items.drain(v.len..=v.len);
         }
     }
 
@@ -1426,6 +1447,89 @@ mod tests {
         let mut q = RecycleOption::from(Some(String::with_capacity(8)));
         assert!(q.take().is_some());
         assert_eq!(q.heap_bytes(), 0);
+    }
+
+    /// In-place deserialization into the spares, with an element that
+    /// panics or fails *after* it has written itself.
+    #[cfg(feature = "serde")]
+    mod in_place {
+        use super::*;
+        use serde::de::value::{Error, SeqDeserializer};
+        use serde::{Deserialize, Deserializer};
+
+        /// A string that panics (on "... panic") or fails (on "... error")
+        /// once written in place.
+        #[derive(Default, Clone, Debug)]
+        struct Written(String);
+
+        impl Reset for Written {
+            fn reset(&mut self) {
+                self.0.clear();
+            }
+            fn heap_bytes(&self) -> usize {
+                self.0.capacity()
+            }
+        }
+
+        impl<'de> Deserialize<'de> for Written {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let mut written = Written::default();
+                Self::deserialize_in_place(deserializer, &mut written)?;
+                Ok(written)
+            }
+
+            fn deserialize_in_place<D: Deserializer<'de>>(
+                deserializer: D,
+                place: &mut Self,
+            ) -> Result<(), D::Error> {
+                String::deserialize_in_place(deserializer, &mut place.0)?;
+                if place.0.ends_with("panic") {
+                    panic!("failed after the write");
+                }
+                if place.0.ends_with("error") {
+                    return Err(serde::de::Error::custom("failed after the write"));
+                }
+                Ok(())
+            }
+        }
+
+        /// Four elements, one live, three spares, each with room for 32 bytes.
+        fn one_live_three_spares() -> RecycleVec<Written> {
+            let mut v: RecycleVec<Written> = RecycleVec::new();
+            for _ in 0..4 {
+                v.push_reset().0.reserve_exact(32);
+            }
+            v.truncate(1);
+            v
+        }
+
+        fn in_place(v: &mut RecycleVec<Written>, words: &[&'static str]) -> Result<(), Error> {
+            let seq = SeqDeserializer::<_, Error>::new(words.iter().copied());
+            RecycleVec::deserialize_in_place(seq, v)
+        }
+
+        /// What `heap_bytes` must be: the buffer and every element.
+        fn counted(v: &RecycleVec<Written>) -> usize {
+            v.items.capacity() * size_of::<Written>()
+                + v.items.iter().map(Reset::heap_bytes).sum::<usize>()
+        }
+
+        #[test]
+        fn a_panic_writing_a_spare_keeps_no_half_written_spare() {
+            let mut v = one_live_three_spares();
+            let unwound = catch_unwind(AssertUnwindSafe(|| {
+                in_place(&mut v, &["a", "b", "secret panic"])
+            }));
+            assert!(unwound.is_err());
+            assert_eq!(
+                v.iter().map(|w| w.0.as_str()).collect::<Vec<_>>(),
+                ["a", "b"]
+            );
+            assert_eq!(v.heap_bytes(), counted(&v));
+            let spares = spares_of(&mut v);
+            assert!(spares.iter().all(|w| w.0.is_empty()), "{spares:?}");
+            assert_eq!(spares.len(), 1);
+        }
     }
 
     #[cfg(feature = "serde")]
