@@ -1156,16 +1156,18 @@ mod serde_impls {
                 let writing = SpareInWriting { v: &mut *v, bytes };
                 let at = writing.v.len;
                 let result = seq.next_element_seed(InPlace(&mut writing.v.items[at]));
-                mem::forget(writing);
                 match result {
                     Ok(Some(())) => {
+                        mem::forget(writing);
                         v.len += 1;
                         v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
                     }
-                    Ok(None) => return Ok(()),
+                    Ok(None) => {
+                        mem::forget(writing);
+                        return Ok(());
+                    }
                     Err(error) => {
-                        v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
-                        drop(v.items.remove(v.len));
+                        drop(writing);
                         return Err(error);
                     }
                 }
@@ -1179,8 +1181,10 @@ mod serde_impls {
     }
 
     /// The spare `v.items[v.len]` while an element is written into it. If
-    /// the write unwinds past it, the spare, written in part, is dropped in
-    /// place (not moved out first) and its bytes leave the spares' total.
+    /// the write fails, or unwinds past it, the spare, written in part, is
+    /// dropped in place (not moved out first: its `Drop`, the wipe of a
+    /// `zeroize` field, reaches the vector's buffer) and its bytes leave
+    /// the spares' total.
     struct SpareInWriting<'a, T> {
         v: &'a mut RecycleVec<T>,
         bytes: usize,
@@ -1462,6 +1466,17 @@ mod tests {
         #[derive(Default, Clone, Debug)]
         struct Written(String);
 
+        std::thread_local! {
+            /// Where the last `Written` of this thread was dropped.
+            static DROPPED_AT: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+        }
+
+        impl Drop for Written {
+            fn drop(&mut self) {
+                DROPPED_AT.set(core::ptr::from_ref(self) as usize);
+            }
+        }
+
         impl Reset for Written {
             fn reset(&mut self) {
                 self.0.clear();
@@ -1529,6 +1544,20 @@ mod tests {
             let spares = spares_of(&mut v);
             assert!(spares.iter().all(|w| w.0.is_empty()), "{spares:?}");
             assert_eq!(spares.len(), 1);
+        }
+
+        /// A spare written in part is dropped where it is, so that its
+        /// `Drop` (the wipe of a `zeroize` field) reaches the vector's
+        /// buffer, not a copy moved out of it that leaves the bytes behind.
+        #[test]
+        fn a_spare_written_in_part_is_dropped_in_place() {
+            let mut v = one_live_three_spares();
+            let last = core::ptr::from_ref(&v.items[3]) as usize;
+            assert!(in_place(&mut v, &["a", "b", "c", "secret error"]).is_err());
+            assert_eq!(DROPPED_AT.get(), last);
+            assert_eq!(v.len(), 3);
+            assert_eq!(v.spare_len(), 0);
+            assert_eq!(v.heap_bytes(), counted(&v));
         }
     }
 
