@@ -806,6 +806,8 @@ impl<T> RecycleOption<T> {
             self.live = false;
             self.value.take()
         } else {
+            // A kept value goes too, dropped in place.
+            self.value = None;
             None
         }
     }
@@ -1450,6 +1452,16 @@ mod tests {
     fn option_take_leaves_nothing_kept() {
         let mut q = RecycleOption::from(Some(String::with_capacity(8)));
         assert!(q.take().is_some());
+        assert_eq!(q.heap_bytes(), 0);
+    }
+
+    /// `take` leaves "nothing (no kept value either)", also when there is
+    /// no value to move out, only a kept one.
+    #[test]
+    fn option_take_of_a_kept_value_leaves_nothing_kept() {
+        let mut q = RecycleOption::from(Some(String::with_capacity(8)));
+        q.reset();
+        assert_eq!(q.take(), None);
         assert_eq!(q.heap_bytes(), 0);
     }
 
