@@ -75,7 +75,10 @@ pub struct RecycleVec<T> {
     items: Vec<T>,
     /// How many of `items` are live; `len <= items.len()`.
     len: usize,
-    /// `Reset::heap_bytes` summed over the spares.
+    /// `Reset::heap_bytes` summed over the spares, saturating: once at
+    /// `usize::MAX` (a spare that cannot be measured says so) it has lost
+    /// count, and a spare that leaves makes it summed again
+    /// ([`spares_without`](Self::spares_without)).
     spare_bytes: usize,
 }
 
@@ -194,7 +197,7 @@ impl<T: Reset + Default> RecycleVec<T> {
             self.items.push(T::default());
         } else {
             let spare = self.items[self.len].heap_bytes();
-            self.spare_bytes = self.spare_bytes.saturating_sub(spare);
+            self.spare_bytes = self.spares_without(self.len..self.len + 1, spare);
         }
         self.len += 1;
         &mut self.items[self.len - 1]
@@ -223,9 +226,10 @@ impl<T: Reset> RecycleVec<T> {
             self.len += 1;
         } else {
             let bytes = self.items[self.len].heap_bytes();
+            let total = self.spares_without(self.len..self.len + 1, bytes);
             let spare = mem::replace(&mut self.items[self.len], value);
             self.len += 1;
-            self.spare_bytes = self.spare_bytes.saturating_sub(bytes);
+            self.spare_bytes = total;
             // Dropped last: if its `Drop` panics, the vector is already whole.
             drop(spare);
         }
@@ -278,6 +282,22 @@ impl<T: Reset> RecycleVec<T> {
     /// ```
     pub fn clear(&mut self) {
         self.truncate(0);
+    }
+
+    /// The spares' bytes once the spares at `gone`, `bytes` together, have
+    /// left. Exact while the total has kept count; once it is saturated,
+    /// summed again from the spares that stay (a slow path: it takes a
+    /// spare that cannot be measured, and one leaving), so that the one
+    /// that measured `usize::MAX` does not hide the others once it is gone.
+    /// It changes nothing: if a `heap_bytes` panics, the vector is as it was.
+    fn spares_without(&self, gone: core::ops::Range<usize>, bytes: usize) -> usize {
+        if self.spare_bytes != usize::MAX {
+            return self.spare_bytes.saturating_sub(bytes);
+        }
+        (self.len..self.items.len())
+            .filter(|i| !gone.contains(i))
+            .map(|i| self.items[i].heap_bytes())
+            .fold(0, usize::saturating_add)
     }
 }
 
@@ -382,7 +402,7 @@ impl<T: Reset> Shrink for RecycleVec<T> {
                 .iter()
                 .map(T::heap_bytes)
                 .fold(0, usize::saturating_add);
-            self.spare_bytes = self.spare_bytes.saturating_sub(dropped);
+            self.spare_bytes = self.spares_without(keep..self.items.len(), dropped);
             self.items.truncate(keep);
         }
         if self.items.capacity() > capacity {
@@ -1161,8 +1181,8 @@ mod serde_impls {
                 match result {
                     Ok(Some(())) => {
                         mem::forget(writing);
+                        v.spare_bytes = v.spares_without(at..at + 1, bytes);
                         v.len += 1;
-                        v.spare_bytes = v.spare_bytes.saturating_sub(bytes);
                     }
                     Ok(None) => {
                         mem::forget(writing);
@@ -1396,6 +1416,50 @@ mod tests {
             v.heap_bytes(),
             v.items.capacity() * size_of::<String>() + rest
         );
+    }
+
+    /// A spare that cannot be measured (`heap_bytes` is `usize::MAX`, "too
+    /// big to keep") does not hide the others: once it is gone, the total
+    /// is what the spares left hold. Here the pool's `Oversize::Shrink`
+    /// path drops it first, and must then see the 1 MiB spare beside it
+    /// (which the total, saturated, had lost count of).
+    #[test]
+    fn an_unmeasurable_spare_leaving_does_not_hide_the_others() {
+        #[derive(Default)]
+        struct Shared {
+            buf: String,
+            unmeasurable: bool,
+        }
+        impl Reset for Shared {
+            fn reset(&mut self) {
+                self.buf.clear();
+            }
+            fn heap_bytes(&self) -> usize {
+                if self.unmeasurable {
+                    usize::MAX
+                } else {
+                    self.buf.capacity()
+                }
+            }
+        }
+        let mut v: RecycleVec<Shared> = RecycleVec::new();
+        v.push_reset().buf.reserve_exact(1 << 20);
+        v.push_reset().unmeasurable = true;
+        v.reset();
+        assert_eq!(v.heap_bytes(), usize::MAX);
+        v.shrink_heap(4096);
+        let kept: usize = v.items.iter().map(|item| item.buf.capacity()).sum();
+        assert_eq!(kept, 0, "a 1 MiB spare kept by a shrink to 4 KiB");
+        assert!(v.heap_bytes() <= 4096);
+
+        // The same through `push_reset` and `push`, which take spares out.
+        let mut v: RecycleVec<Shared> = RecycleVec::new();
+        v.push_reset().unmeasurable = true;
+        v.push_reset().buf.reserve_exact(1 << 20);
+        v.reset();
+        v.push(Shared::default()); // in place of the unmeasurable spare
+        v.reset();
+        assert!(v.heap_bytes() >= 1 << 20, "{}", v.heap_bytes());
     }
 
     /// Reset panics (after forgetting the flag, before clearing) when armed.
