@@ -213,8 +213,10 @@ static AUTO: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(BIG_LEN);
 /// `memory` for the adaptive cap (`max_bytes_auto` under a 1 MiB ceiling).
 fn auto_cap_memory() -> Memory {
     let requests = || (0..OPS).for_each(|i| mixed::mixed(&mut AUTO.get(), i));
-    measure("auto (≤ 1 MiB)", "auto-cap", requests, || {
-        Some(AUTO.stats())
+    on_fresh_thread(|| {
+        measure("auto (≤ 1 MiB)", "auto-cap", requests, || {
+            Some(AUTO.stats())
+        })
     })
 }
 
