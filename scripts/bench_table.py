@@ -677,6 +677,25 @@ def go_table(go: dict) -> list[str]:
     return lines
 
 
+# alloc_count's workloads whose column is one of two of the same number, and
+# the parameter that names it (the timing tables' `request` and `recycled`).
+ALLOC_PARAMS = {"5_request": "request", "5_request_recycled": "recycled"}
+
+
+def alloc_column(workload: str) -> str:
+    """The allocation table's header for one of alloc_count's workloads: its
+    number, and its parameter where two columns share the number.
+
+    >>> [alloc_column(w) for w in ("0_obj_get_push_drop", "4_record_encode",
+    ...                            "5_request", "5_request_recycled",
+    ...                            "6_producer_consumer 1-to-1")]
+    ['0', '4', '5 request', '5 recycled', '6 1-to-1']
+    """
+    group, _, param = workload.partition(" ")
+    param = param or ALLOC_PARAMS.get(group, "")
+    return group.split("_")[0] + (" " + param if param else "")
+
+
 def alloc_table(allocs: dict) -> list[str]:
     per = {}
     workloads = []
@@ -684,7 +703,7 @@ def alloc_table(allocs: dict) -> list[str]:
         if r["workload"] not in workloads:
             workloads.append(r["workload"])
         per[(r["workload"], r["contender"])] = r["value"]
-    short = [w.split("_")[0] + (" " + w.split(" ", 1)[1] if " " in w else "") for w in workloads]
+    short = [alloc_column(w) for w in workloads]
     lines = [
         "| contender | " + " | ".join(short) + " |",
         "|---|" + "---|" * len(workloads),
