@@ -822,7 +822,41 @@ def chart(groups: dict, path: Path) -> None:
 # ------------------------------------------------------------------ report
 
 
-def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None, paired=None) -> str:
+# The files beside criterion's that the tables read, and what writes each.
+SIDE_FILES = ("alloc_count.json", "paired.json", "go.json", "instructions.json")
+# A side file written this long before the first criterion result or after the
+# last is not from the same run (`cargo bench` writes alloc_count's and
+# paired's among criterion's; a `--run` writes Go's and callgrind's within
+# minutes after them).
+SIDE_SLACK = 15 * 60.0
+
+
+def side_file_lines(side: dict, times) -> list[str]:
+    """RESULTS.md's line on when each side file was written, and a note for
+    each one that is from another run than criterion's results.
+
+    >>> side_file_lines({"paired.json": 5000.0, "go.json": 8000.0}, (1000.0, 2000.0))[0]
+    '- Also read: `paired.json` written 1970-01-01 01:23:20 UTC, `go.json` written 1970-01-01 02:13:20 UTC'
+    >>> side_file_lines({"paired.json": 2500.0, "go.json": 8000.0}, (1000.0, 2000.0))[1:]
+    ['> **Note:** `go.json` was written 1.7 h after the last criterion result: it is not from the same run.']
+    >>> side_file_lines({}, (1000.0, 2000.0))
+    []
+    """
+    if not side:
+        return []
+    stamp = lambda t: dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: E731
+    lines = ["- Also read: " + ", ".join(f"`{name}` written {stamp(t)}" for name, t in side.items())]
+    for name, t in side.items():
+        if times and not times[0] - SIDE_SLACK <= t <= times[1] + SIDE_SLACK:
+            gap = t - times[1] if t > times[1] else times[0] - t
+            when = "after the last" if t > times[1] else "before the first"
+            lines.append(f"> **Note:** `{name}` was written {gap / 3600:.1f} h {when} criterion "
+                         "result: it is not from the same run.")
+    return lines
+
+
+def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None, paired=None,
+           side=None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -831,6 +865,9 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     ]
     if note:
         lines += [f"> **Note:** {note}", ""]
+    side_lines = side_file_lines(side or {}, times)
+    for line in side_lines[1:]:
+        lines += [line, ""]
     lines += [
         "## Machine and run",
         "",
@@ -842,6 +879,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     if times:
         first, last = (dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") for t in times)
         lines.append(f"- Criterion results written between {first} and {last}")
+    lines += side_lines[:1]
     if wall is not None:
         lines.append(f"- Wall time of `cargo bench` (build included): {wall / 60:.1f} min ({wall:.0f} s)")
     lines += [
@@ -1155,7 +1193,11 @@ def main() -> int:
     allocs = load_allocs(crit)
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
     mach = machine()
-    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr, paired)
+    used = {"alloc_count.json": allocs, "paired.json": paired, "go.json": go, "instructions.json": instr}
+    side = {name: (crit / name).stat().st_mtime for name in SIDE_FILES if used[name]}
+    for line in side_file_lines(side, times)[1:]:
+        print(line.removeprefix("> **Note:** "), file=sys.stderr)
+    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr, paired, side)
     # Section 8 (the live HTTP measurement) comes from scripts/http_bench.py: keep it.
     old = args.out.read_text() if args.out.exists() else ""
     if HTTP_START in old and HTTP_END in old:
