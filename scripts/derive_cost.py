@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -84,8 +85,18 @@ def rebuild_seconds(path: Path, runs: int) -> float:
         start = time.perf_counter()
         subprocess.run(build, cwd=path, check=True)
         times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2]
+    return median(times)
+
+
+def median(xs: list[float]) -> float:
+    """The median; of an even count, the mean of the middle two.
+
+    >>> median([0.3, 0.1, 0.2])
+    0.2
+    >>> median([0.4, 0.1, 0.2, 0.3])
+    0.25
+    """
+    return statistics.median(xs)
 
 
 # Run as RUSTC_WRAPPER: the rustc that compiles $COUNT_CRATE runs under
