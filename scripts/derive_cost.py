@@ -122,8 +122,13 @@ def rebuild_instructions(path: Path) -> int:
     build = ["cargo", "build", "--quiet", "--target-dir", str(target)]
     subprocess.run(build, cwd=path, check=True, env=env)
     (path / "src" / "lib.rs").touch()
+    # The file is shared by the variants: a rebuild that did not run rustc
+    # under cachegrind must not read the previous variant's count.
+    out.unlink(missing_ok=True)
     env["COUNT_CRATE"] = path.name
     subprocess.run(build, cwd=path, check=True, env=env)
+    if not out.exists():
+        raise SystemExit(f"the rebuild of {path.name} wrote no cachegrind count: rustc did not run?")
     summary = re.search(r"^summary:\s+(\d+)", out.read_text(), re.MULTILINE)
     if summary is None:
         raise SystemExit(f"no cachegrind summary in {out}")
