@@ -4,7 +4,8 @@
 //! A plain `main` (`harness = false`): prints a table and writes
 //! `target/criterion/alloc_count.json` for `scripts/bench_table.py`. Exits
 //! with status 1 if poolable allocates in steady state where it must not
-//! (workloads 1-4 and 6).
+//! (workloads 0-4 and 5 recycled; in 6, more than a converging population's
+//! few misses).
 
 mod support {
     #[macro_use]

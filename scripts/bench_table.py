@@ -985,7 +985,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
             f"`realloc` each count one): {allocs['ops']} single-threaded ops after 1000 warm-up ops; "
             f"workload 6 counts {allocs['pipe_msgs']} messages after a warm-up phase, between barriers. "
             "The bench exits non-zero if poolable (in workload 0 also its static and generic pools) "
-            "allocates in workloads 0–4, or more than 0.001/message "
+            "allocates in workloads 0–4 or 5 recycled, or more than 0.001/message "
             "(a producer that finds every idle value in flight makes one more; the population converges) "
             "or drops values in 6.",
             "",
