@@ -85,18 +85,8 @@ def rebuild_seconds(path: Path, runs: int) -> float:
         start = time.perf_counter()
         subprocess.run(build, cwd=path, check=True)
         times.append(time.perf_counter() - start)
-    return median(times)
-
-
-def median(xs: list[float]) -> float:
-    """The median; of an even count, the mean of the middle two.
-
-    >>> median([0.3, 0.1, 0.2])
-    0.2
-    >>> median([0.4, 0.1, 0.2, 0.3])
-    0.25
-    """
-    return statistics.median(xs)
+    # Of an even count, the mean of the middle two.
+    return statistics.median(times)
 
 
 # Run as RUSTC_WRAPPER: the rustc that compiles $COUNT_CRATE runs under

@@ -47,17 +47,6 @@ def run(exe: str, mode: str) -> dict:
     return {k: (v if k == "mode" else float(v)) for k, v in fields.items()}
 
 
-def median(xs: list[float]) -> float:
-    """The median; of an even count (`--runs 8`), the mean of the middle two.
-
-    >>> median([3.0, 1.0, 2.0])
-    2.0
-    >>> median([4.0, 1.0, 2.0, 3.0])
-    2.5
-    """
-    return statistics.median(xs)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=7)
@@ -70,20 +59,20 @@ def main() -> int:
             r = run(exe, mode)
             runs[mode].append(r)
             print(" ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
-    plain = median([r["peak_kib"] for r in runs["plain"]])
-    pool = median([r["peak_kib"] for r in runs["pool"]])
-    hits = median([r["hit_rate"] for r in runs["pool"]])
+    plain = statistics.median([r["peak_kib"] for r in runs["plain"]])
+    pool = statistics.median([r["peak_kib"] for r in runs["pool"]])
+    hits = statistics.median([r["hit_rate"] for r in runs["pool"]])
     print(f"median peak RSS: plain {plain / 1024:.1f} MiB "
-          f"(most in flight {median([r['most_in_flight'] for r in runs['plain']]):g}), "
-          f"pool {pool / 1024:.1f} MiB (most in flight {median([r['most_in_flight'] for r in runs['pool']]):g}, "
-          f"hits {hits:.1%}, {median([r['retained'] for r in runs['pool']]):g} buffers retained)")
-    floor = median([r["most_in_flight_kib"] for r in runs["pool"]])
+          f"(most in flight {statistics.median([r['most_in_flight'] for r in runs['plain']]):g}), "
+          f"pool {pool / 1024:.1f} MiB (most in flight {statistics.median([r['most_in_flight'] for r in runs['pool']]):g}, "
+          f"hits {hits:.1%}, {statistics.median([r['retained'] for r in runs['pool']]):g} buffers retained)")
+    floor = statistics.median([r["most_in_flight_kib"] for r in runs["pool"]])
     print(f"the pool run's most bytes in flight: {floor / 1024:.1f} MiB = {floor / plain:.2f}x plain's peak RSS "
           "(a floor of the pool's peak, whatever it retains)")
     # Each run's peak over its own most bytes in flight: what the process
     # holds beyond the buffers it is using, which the scheduler does not
     # move as much as it moves the depth of the channel.
-    over = {mode: median([r["peak_kib"] / r["most_in_flight_kib"] for r in runs[mode]]) for mode in runs}
+    over = {mode: statistics.median([r["peak_kib"] / r["most_in_flight_kib"] for r in runs[mode]]) for mode in runs}
     print(f"peak / most bytes in flight, per run: plain {over['plain']:.2f}x, pool {over['pool']:.2f}x "
           f"(ratio {over['pool'] / over['plain']:.2f})")
     ratio = pool / plain
