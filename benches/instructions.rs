@@ -22,6 +22,11 @@
 //! `buffer` counts workload 0's op through a `BufferPool` instead: get a
 //! 512-byte buffer from its class, push one byte, drop. Also not a row.
 //!
+//! `far` counts workload 0's op on a pool made after 64 others are in use,
+//! so that its key is past the per-thread mirror of the table
+//! (`raw/table.rs`, `NEAR_LEN`): the path of a program with more pools in
+//! use than that (a `BufferPool` takes one per class used). Also not a row.
+//!
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
 mod support {
@@ -32,7 +37,7 @@ mod support {
     pub mod run;
 }
 
-use poolable::BufferPool;
+use poolable::{BufferPool, Pool};
 use support::burst::rounds;
 use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
@@ -75,6 +80,34 @@ fn measured_ops_buffer(n: u64) {
     buffer(n);
 }
 
+/// The pool of `far`: made, and used, after 64 others are (kept alive,
+/// used once each), so that its key is past the table's mirror.
+fn far_pool() -> &'static Pool<Obj> {
+    static FAR: std::sync::OnceLock<Pool<Obj>> = std::sync::OnceLock::new();
+    FAR.get_or_init(|| {
+        let near: &'static [Pool<u8>] = Vec::leak((0..64).map(|_| Pool::new()).collect());
+        for pool in near {
+            drop(pool.get());
+        }
+        Pool::new()
+    })
+}
+
+/// `n` gets of workload 0's `Obj` from [`far_pool`], a byte pushed into each.
+#[inline(never)]
+fn far(n: u64) {
+    let pool = far_pool();
+    for i in 0..n {
+        push_byte(&mut pool.get().buf, i);
+    }
+}
+
+/// The measured ops of `far`, collected as `measured_ops` is.
+#[inline(never)]
+fn measured_ops_far(n: u64) {
+    far(n);
+}
+
 /// `n` ops of one mode.
 type Ops = fn(u64);
 
@@ -84,6 +117,7 @@ fn poolable_mode(id: &str) -> Option<(Ops, Ops)> {
     match id {
         "burst" => Some((burst, measured_ops_burst)),
         "buffer" => Some((buffer, measured_ops_buffer)),
+        "far" => Some((far, measured_ops_far)),
         _ => None,
     }
 }
@@ -96,7 +130,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | burst | buffer> <n>   (contenders: {})\n\
+        "usage: instructions <contender | burst | buffer | far> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")

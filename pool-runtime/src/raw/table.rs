@@ -77,6 +77,13 @@ impl<S, H> KeyCopy<S, H> {
         }
     }
 
+    /// Whether the key's entries are past the mirror (for tests that need
+    /// such a key).
+    #[cfg(test)]
+    pub(crate) fn is_far(&self) -> bool {
+        self.index.load(Ordering::Relaxed) >= NEAR_LEN
+    }
+
     /// Copy `key`'s numbers (the same ones on every call for one pool).
     pub(crate) fn set(&self, key: &Key<S, H>) {
         self.index.store(key.index, Ordering::Relaxed);
@@ -481,6 +488,27 @@ pub(crate) fn with_near<S, H, R>(
     match found {
         // SAFETY: see `owner`; a mirrored entry equals the list's entry
         // (module docs), and the destructor empties the mirror first.
+        Some(tenant) => Some(f(unsafe { owner(tenant) })),
+        None => None,
+    }
+}
+
+/// [`with`] for a key past the mirror, the one lookup [`with_near`] does
+/// not make: `None` for a key the mirror holds (and under loom, where
+/// `with_near` reads the list for every key).
+#[inline]
+pub(crate) fn with_far<S, H, R>(
+    key: &impl Lookup<S, H>,
+    f: impl FnOnce(Owner<'_, S, H>) -> R,
+) -> Option<R> {
+    let Numbers { index, unique, .. } = key.numbers();
+    if cfg!(poolable_loom) || index < NEAR_LEN {
+        return None;
+    }
+    // As in `with`, a `match`.
+    #[allow(clippy::manual_map)]
+    match find(index, unique) {
+        // SAFETY: see `owner`.
         Some(tenant) => Some(f(unsafe { owner(tenant) })),
         None => None,
     }

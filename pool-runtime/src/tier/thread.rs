@@ -375,15 +375,33 @@ impl Cache for ThreadCache {
 pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
     // Returned, not written into an `Option` outside: a lease has a `Drop`,
     // and a write would first check the `Option` for one to drop.
-    let found = table::with_near(key, |owner| {
-        let head = owner.head();
-        owner.fast(Op::Get, |stack| {
-            let lease = Held::new(stack, head).pop_lease();
-            let found = lease.is_some();
-            (lease, found)
-        })
-    });
+    let found = table::with_near(key, pop_lease);
     match found {
+        Some(Fast::Done(lease)) => lease,
+        _ => None,
+    }
+}
+
+/// The newest idle value of the cache, leased, on the owner's fast path.
+#[inline(always)]
+fn pop_lease(owner: Owner<'_, Stack, Head>) -> Fast<Option<RawLease>> {
+    let head = owner.head();
+    owner.fast(Op::Get, |stack| {
+        let lease = Held::new(stack, head).pop_lease();
+        let found = lease.is_some();
+        (lease, found)
+    })
+}
+
+/// [`take`] for a key past the table's mirror (a program with more pools
+/// in use than the mirror has entries), which `take` does not look up:
+/// the same lease, found through the table's list. `None` at once for a
+/// key the mirror holds (`take` found its cache empty, busy or with
+/// requests pending) and for a thread with no cache for the pool.
+#[cold]
+#[inline(never)]
+pub(crate) fn take_far(key: &PoolKey) -> Option<RawLease> {
+    match table::with_far(key, pop_lease) {
         Some(Fast::Done(lease)) => lease,
         _ => None,
     }
@@ -409,8 +427,9 @@ fn fast_put(owner: &Owner<'_, Stack, Head>, f: impl FnOnce(&mut Held<'_>) -> boo
 #[cold]
 #[inline(never)]
 pub(crate) fn take_cached(storage: &Arc<Storage>, out: &mut Out<'_>) {
-    // The slow path's pop is `refill`'s: the fast one found the cache
-    // empty, busy or with requests pending, or the key past the mirror.
+    // The slow path's pop is `refill`'s: the fast one (`take`, or
+    // `take_far` for a key past the mirror) found the cache empty, busy or
+    // with requests pending.
     let linked = table::with(&storage.key, |owner| refill(&owner, out));
     if linked.is_none() {
         take_without_cache(storage, out);
@@ -524,18 +543,29 @@ pub(crate) fn give_lease(
     lease: &mut Option<RawLease>,
     bytes: usize,
 ) {
-    table::with_near(key, |owner| {
-        fast_put(&owner, |held| held.restore(lease, bytes))
-    });
+    table::with_near(key, |owner| restore(&owner, lease, bytes));
 }
 
-/// [`give_lease`] when the slot could not be listed again: another
-/// thread's cache, or this one full, busy or with requests pending. The
-/// value leaves its slot for [`give_cached`], as any return's does.
+/// List `lease`'s slot again on the owner's fast path, counted as a
+/// return (`lease` left `None`).
+#[inline(always)]
+fn restore(owner: &Owner<'_, Stack, Head>, lease: &mut Option<RawLease>, bytes: usize) -> bool {
+    fast_put(owner, |held| held.restore(lease, bytes))
+}
+
+/// [`give_lease`] when the slot was not listed again: a key past the
+/// table's mirror (listed here, through the table's list, as [`take_far`]
+/// leased it), another thread's cache, or this one full, busy or with
+/// requests pending. A value still not listed leaves its slot for
+/// [`give_cached`], as any return's does.
 #[cold]
 #[inline(never)]
 pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: usize) {
-    lease.moving(|value| give_cached(storage, value, bytes));
+    let mut lease = Some(lease);
+    table::with_far(&storage.key, |owner| restore(&owner, &mut lease, bytes));
+    if let Some(lease) = lease {
+        lease.moving(|value| give_cached(storage, value, bytes));
+    }
 }
 
 /// Push the value in `value` onto the cache, counted, leaving `None`;
