@@ -20,10 +20,11 @@ use std::sync::{Mutex, RwLock};
 /// from one user to the next.
 ///
 /// [`heap_bytes`](Reset::heap_bytes) reports how many heap bytes the value
-/// keeps *after* a reset (the capacity of its buffers). The pool compares it
-/// with its `max_bytes` cap to drop oversized values instead of retaining
-/// them. It defaults to 0, so a hand-written impl that does not override it
-/// is never dropped for its size.
+/// keeps *after* a reset (the capacity of its buffers). The pool compares it,
+/// plus `size_of::<T>()`, with its `max_bytes` cap to drop oversized values
+/// instead of retaining them. It defaults to 0, so a hand-written impl that
+/// does not override it is dropped for its size only when `T` itself is
+/// larger than the cap.
 ///
 /// # What the std impls do
 ///
@@ -113,8 +114,9 @@ pub trait Reset {
 
     /// The heap bytes this value keeps, measured after [`reset`](Reset::reset).
     ///
-    /// The pool drops a returned value whose `heap_bytes` exceeds the pool's
-    /// `max_bytes`. The default is 0 (never too large).
+    /// The pool drops a returned value whose `heap_bytes` plus
+    /// `size_of::<T>()` exceeds the pool's `max_bytes`. The default is 0 (no
+    /// heap: only a `T` larger than the cap is too large).
     ///
     /// ```
     /// use poolable::Reset;

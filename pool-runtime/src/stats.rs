@@ -40,7 +40,8 @@ pub struct Stats {
     pub misses: u64,
     /// Values handed back: guards dropped normally and [`put`](crate::Pool::put) calls.
     pub puts: u64,
-    /// Values dropped on return because `heap_bytes` exceeded `max_bytes`,
+    /// Values dropped on return because `heap_bytes` plus `size_of::<T>()`
+    /// exceeded `max_bytes`,
     /// and values [`reserve`](crate::Pool::reserve) made over it (it stops
     /// at the first).
     pub dropped_oversize: u64,
