@@ -39,8 +39,8 @@ pub const LOCAL_CACHE_SIZE: usize = 8;
 /// ```
 pub const LOCAL_CACHE_MAX_BYTES: usize = DEFAULT_MAX_BYTES;
 
-/// The default `max_retained` is this many thread caches' worth per CPU:
-/// `4 × CPUs × LOCAL_CACHE_SIZE` (64 on a 2-CPU machine).
+/// The default `max_retained` is this many values per CPU, four thread
+/// caches' worth: `4 × CPUs × LOCAL_CACHE_SIZE` (64 on a 2-CPU machine).
 ///
 /// ```
 /// assert_eq!(poolable::DEFAULT_RETAINED_PER_CPU, 32);
