@@ -26,8 +26,9 @@ const UPLOAD_BYTES: usize = 200 << 10;
 /// Requests queued between the reader and the workers.
 const QUEUE: usize = 256;
 
-/// Raw request bytes and rendered responses. A buffer that grew past 64 KiB
-/// (an upload) is dropped when it comes back. Up to `QUEUE` raw buffers wait
+/// Raw request bytes and rendered responses. A buffer that grew to 64 KiB
+/// (an upload; the cap counts the `Vec` itself too) is dropped when it comes
+/// back. Up to `QUEUE` raw buffers wait
 /// in the channel at once, and each in-flight one comes back from a worker,
 /// so the pool keeps that many idle buffers (plus slack). The default bound
 /// would grow to that by itself (it adapts, up to 8 × 4 × CPUs × 8); setting

@@ -8,9 +8,10 @@ use poolable::Pool;
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
 
-/// Scratch buffers for rendering responses. A buffer that has grown past
-/// 64 KiB is dropped when it comes back, so one huge response cannot keep a
-/// huge allocation in the pool.
+/// Scratch buffers for rendering responses. A buffer that has grown to
+/// 64 KiB (its capacity plus the `Vec` itself over the cap) is dropped when
+/// it comes back, so one huge response cannot keep a huge allocation in the
+/// pool.
 static BUFS: Pool<Vec<u8>> = Pool::new().max_bytes(64 << 10);
 
 /// Log lines, formatted with `std::fmt::Write`.
