@@ -137,8 +137,9 @@
 //! remove. The reset wipes every `zeroize` field before it resets any field
 //! (a `with` function that panics cannot skip a wipe). A value can also be
 //! dropped without a reset: a guard dropped during a panic, a reset that
-//! panics, a value the size cap or a trim drops, or an `Option`, `Vec` or
-//! `default` field whose reset drops the struct holding the secret. So a
+//! panics, or an `Option`, `Vec` or `default` field whose reset drops the
+//! struct holding the secret. (A value the size cap or a trim drops was
+//! reset, and so wiped, when it came back.) So a
 //! struct with a `zeroize` field also gets a generated `impl Drop` that
 //! wipes those fields, like the `zeroize` crate's `ZeroizeOnDrop`: no drop
 //! of the struct hands the secret's bytes to the allocator unwiped. The

@@ -431,8 +431,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
 
     /// Take a value: an idle one if there is one, else a new one.
     ///
-    /// Never fails and never blocks on other threads' work. The value is
-    /// reset (a returned value) or fresh (a new one).
+    /// Never fails and never waits for a value: a miss constructs one. (Its
+    /// slow paths take locks held for a few instructions, never across user
+    /// code.) The value is reset (a returned value) or fresh (a new one).
     ///
     /// ```
     /// use poolable::Pool;
