@@ -38,6 +38,13 @@ pub(crate) mod sealed {
 /// [`PooledBuf`](crate::PooledBuf) (a [`BufferPool`](crate::BufferPool)'s
 /// buffer); `P` is how it reaches the pool its value returns to. Everything
 /// a guard does is written once, here, for all of them.
+///
+/// A guard given to [`mem::forget`](core::mem::forget) leaks its value, as
+/// forgetting any value does: it never goes back, the stats count it as
+/// held, and a value leased in a thread cache's slot keeps that cache's
+/// slots (about 2 KiB) allocated after the thread exits. Safe, never
+/// undefined behaviour; take a value out for good with
+/// [`into_inner`](PoolGuard::into_inner) instead.
 pub struct PoolGuard<T: Reset + Send + 'static, P: PoolRef<T>> {
     pub(crate) pool: P,
     // The value is in one of two places from the moment `Pool::get`
