@@ -27,6 +27,13 @@
 //! generation, so it cannot pull a shard's idle values, which a `clear` has
 //! not swept yet, into a cache the clear has already aged.
 //!
+//! A value keeps its age as it moves between the tiers: a cache's aged
+//! values spill among a shard's victims (among its current values if the
+//! step under way has not reached that shard yet: it demotes them), and a
+//! refill takes a shard's victims only first, into the cache's aged
+//! prefix. Else a value idle across one trim that moved would start over,
+//! and survive a third.
+//!
 //! Steps are made in batches (`raw/owned.rs`): a trim of every pool posts
 //! its requests to every thread cache of every pool, runs one heavy fence,
 //! then ages the caches whose owner is idle ([`Stepping`]).

@@ -105,6 +105,31 @@ fn admit(from: &mut impl Source, list: &mut Entries, k: usize) -> usize {
     moved
 }
 
+/// Move up to `k` entries of `from` into `shard`: the first `aged` of them
+/// (idle across a step already) among its victims if the shard was stepped
+/// to `generation`, the generation they were aged to, the rest among its
+/// current values. (A shard a step has not reached yet takes them all
+/// among its current values: that step demotes them.) Returns how many
+/// moved.
+fn admit_aged(
+    from: &mut impl Source,
+    shard: &mut Shard,
+    k: usize,
+    aged: usize,
+    generation: u64,
+) -> usize {
+    let aged = if shard.generation == generation {
+        aged.min(k)
+    } else {
+        0
+    };
+    let moved = admit(from, &mut shard.victim, aged);
+    if moved < aged {
+        return moved;
+    }
+    moved + admit(from, &mut shard.current, k - aged)
+}
+
 /// Where a refill's entries go ([`Shards::refill`]).
 pub(crate) trait Sink {
     /// Take `value`, `bytes` big, out of a shard's list.
@@ -205,12 +230,16 @@ impl Shards {
 
     /// Move up to `n` entries of `from` into the shards, home shard first,
     /// as long as the pool's `generation` is still `expected` under each
-    /// shard's lock (see `decay.rs`). Returns how many moved.
+    /// shard's lock (see `decay.rs`). The first `aged` of them were idle
+    /// across a decay step already (a thread cache's aged prefix): they
+    /// join a shard's victims, which the next step drops, where the shard
+    /// has taken that step too, so that they do not survive one step more
+    /// than the two-trim rule says. Returns how many moved.
     pub(crate) fn spill(
         &self,
         home: usize,
         from: &mut impl Source,
-        n: usize,
+        (n, aged): (usize, usize),
         (generation, expected): (&AtomicU64, u64),
     ) -> usize {
         let mut moved = 0;
@@ -225,7 +254,7 @@ impl Shards {
             }
             let k = (n - moved).min(shard.room());
             if k > 0 {
-                moved += admit(from, &mut shard.current, k);
+                moved += admit_aged(from, &mut shard, k, aged.saturating_sub(moved), expected);
             }
         }
         if moved < n && budget::admits(0) {
@@ -235,7 +264,7 @@ impl Shards {
             if generation.load(Ordering::Relaxed) == expected {
                 let k = shard.grow(n - moved).min(n - moved);
                 if k > 0 {
-                    moved += admit(from, &mut shard.current, k);
+                    moved += admit_aged(from, &mut shard, k, aged.saturating_sub(moved), expected);
                 }
             }
         }
@@ -365,15 +394,20 @@ impl Shards {
     /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). `into`
     /// takes them from the end of each list it is given. With
     /// `Some(generation)` (a thread cache aged to it), only from shards
-    /// stepped to the same generation (see `decay.rs`).
+    /// stepped to the same generation (see `decay.rs`). A shard's victims
+    /// are taken only while nothing else has been, so that they come
+    /// first: returns how many moved, and how many of the first of them
+    /// were victims, idle across a step already, which the thread cache
+    /// keeps as aged (the next step drops them, as it would have in the
+    /// shard).
     pub(crate) fn refill(
         &self,
         home: usize,
         mut n: usize,
         generation: Option<u64>,
         into: &mut impl Sink,
-    ) -> usize {
-        let mut moved = 0;
+    ) -> (usize, usize) {
+        let (mut moved, mut victims) = (0, 0);
         for i in 0..self.shards.len() {
             let shard = self.nth_from(home, i);
             if moved == n {
@@ -385,20 +419,25 @@ impl Shards {
                     continue;
                 }
             }
-            // The current values first, then the victims.
-            for list in [&mut shard.current, &mut shard.victim] {
-                if moved == n || list.is_empty() {
-                    continue;
-                }
-                let (got, large) = take(into, list, n - moved);
+            // The current values first; the victims only into an empty
+            // refill.
+            if !shard.current.is_empty() {
+                let (got, large) = take(into, &mut shard.current, n - moved);
                 moved += got;
                 if large {
                     // Too large for a thread cache: the refill ends with it.
                     n = moved;
                 }
             }
+            if moved == 0 && !shard.victim.is_empty() {
+                let (got, large) = take(into, &mut shard.victim, n);
+                (moved, victims) = (got, got);
+                if large {
+                    n = moved;
+                }
+            }
         }
-        moved
+        (moved, victims)
     }
 
     /// How many entries the shards may hold now, all together.

@@ -156,6 +156,12 @@ impl<'a> Held<'a> {
         self.stack.aged
     }
 
+    /// Mark the `n` oldest values (`n` at most the length) as idle across
+    /// the last step already: values refilled from the shards' victims.
+    fn age_oldest(&mut self, n: usize) {
+        self.stack.aged = n;
+    }
+
     /// Lease the newest value out, in its slot; `None` if empty.
     #[inline(always)]
     fn pop_lease(&mut self) -> Option<RawLease> {
@@ -452,14 +458,22 @@ fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
             // handed out at once (into `out`). A value over the thread
             // caches' limit is taken alone (the refill stops at it) and
             // handed out at once: none stays here.
-            let batch = batch.min(stack.room()).max(1);
+            let room = stack.room();
+            let batch = batch.min(room).max(1);
             let into = &mut Refill {
                 stack: &mut stack,
                 out: &mut *out,
             };
-            head.storage
+            let (_, victims) = head
+                .storage
                 .shards
                 .refill(head.home, batch, generation, into);
+            // The shards' victims come first, idle across a step already:
+            // aged here as they were there. (With room, every value went
+            // onto the stack; without, the one value went into `out`.)
+            if room > 0 {
+                stack.age_oldest(victims);
+            }
         }
         if !out.is_filled() {
             stack.pop_into(out);
@@ -622,9 +636,8 @@ fn spill(owner: &Owner<'_, Stack, Head>, value: Moving<'_>, bytes: usize) {
         let mut dead = storage.shards.dead();
         age(&mut stack, storage, &mut dead);
         if stack.len() >= cap {
-            // The oldest half leaves. An aged one lands among the shards'
-            // current values, so it may survive one trim more than the
-            // two-trim rule says: decay can be late, never early.
+            // The oldest half leaves; an aged one joins the shards'
+            // victims (`Shards::spill`).
             spill_oldest(storage, head.home, &mut stack, cap.div_ceil(2));
         }
         if let Some(v) = value.take() {
@@ -796,13 +809,15 @@ fn bury(dead: &mut Dead, stack: &mut Held<'_>, n: usize) {
 }
 
 /// Move the `n` oldest values of `stack` into the shards of `storage`
-/// (home shard first), if no decay step began since the stack was aged.
+/// (home shard first), if no decay step began since the stack was aged;
+/// the aged ones among the shards' victims.
 fn spill_oldest(storage: &Storage, home: usize, stack: &mut Held<'_>, n: usize) {
     let generation = stack.generation();
+    let aged = stack.aged().min(n);
     storage.shards.spill(
         home,
         &mut stack.oldest(n),
-        n,
+        (n, aged),
         (&storage.generation, generation),
     );
 }
