@@ -107,7 +107,8 @@ impl Builder {
     /// At each interval, ask `pressure` first: when it says `true`, drop
     /// every idle value of every pool ([`clear_all`](crate::clear_all))
     /// instead of one decay step. [`system_memory_pressure`] reads the
-    /// process's cgroup limit (Linux); any `Fn() -> bool` works, such as a
+    /// process's cgroup limit, or PSI where there is none (Linux); any
+    /// `Fn() -> bool` works, such as a
     /// test's switch or a signal from the service's own accounting. For
     /// three levels, see [`on_memory_pressure_level`](Builder::on_memory_pressure_level).
     #[must_use]
