@@ -1215,7 +1215,12 @@ mod serde_impls {
     impl<T> Drop for SpareInWriting<'_, T> {
         fn drop(&mut self) {
             let v = &mut *self.v;
-            v.spare_bytes = v.spare_bytes.saturating_sub(self.bytes);
+            // A saturated total has lost count, and stays saturated: a
+            // recount (`spares_without`) would run `heap_bytes`, user code,
+            // in a drop that may be unwinding.
+            if v.spare_bytes != usize::MAX {
+                v.spare_bytes = v.spare_bytes.saturating_sub(self.bytes);
+            }
             v.items.drain(v.len..=v.len);
         }
     }
@@ -1603,6 +1608,46 @@ mod tests {
         fn counted(v: &RecycleVec<Written>) -> usize {
             v.items.capacity() * size_of::<Written>()
                 + v.items.iter().map(Reset::heap_bytes).sum::<usize>()
+        }
+
+        /// A spare that cannot be measured, into which deserializing fails.
+        #[derive(Default)]
+        struct Unmeasurable {
+            buf: String,
+            unmeasurable: bool,
+        }
+
+        impl Reset for Unmeasurable {
+            fn reset(&mut self) {
+                self.buf.clear();
+            }
+            fn heap_bytes(&self) -> usize {
+                if self.unmeasurable {
+                    usize::MAX
+                } else {
+                    self.buf.capacity()
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for Unmeasurable {
+            fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+                Err(serde::de::Error::custom("never"))
+            }
+        }
+
+        /// The spare that failed was the unmeasurable one: the total, which
+        /// had lost count, does not fall to 0 and hide the 1 MiB spare left.
+        #[test]
+        fn a_failed_spare_that_cannot_be_measured_does_not_hide_the_others() {
+            let mut v: RecycleVec<Unmeasurable> = RecycleVec::new();
+            v.push_reset().unmeasurable = true;
+            v.push_reset().buf.reserve_exact(1 << 20);
+            v.clear();
+            let seq = SeqDeserializer::<_, Error>::new(["x"].into_iter());
+            assert!(RecycleVec::deserialize_in_place(seq, &mut v).is_err());
+            assert_eq!(v.spare_len(), 1);
+            assert!(v.heap_bytes() >= 1 << 20, "{}", v.heap_bytes());
         }
 
         #[test]
