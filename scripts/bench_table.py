@@ -831,6 +831,11 @@ SIDE_FILES = ("alloc_count.json", "paired.json", "go.json", "instructions.json")
 SIDE_SLACK = 15 * 60.0
 
 
+def utc(t: float) -> str:
+    """A file time as RESULTS.md writes it."""
+    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def side_file_lines(side: dict, times) -> list[str]:
     """RESULTS.md's line on when each side file was written, and a note for
     each one that is from another run than criterion's results.
@@ -844,8 +849,7 @@ def side_file_lines(side: dict, times) -> list[str]:
     """
     if not side:
         return []
-    stamp = lambda t: dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: E731
-    lines = ["- Also read: " + ", ".join(f"`{name}` written {stamp(t)}" for name, t in side.items())]
+    lines = ["- Also read: " + ", ".join(f"`{name}` written {utc(t)}" for name, t in side.items())]
     for name, t in side.items():
         if times and not times[0] - SIDE_SLACK <= t <= times[1] + SIDE_SLACK:
             gap = t - times[1] if t > times[1] else times[0] - t
@@ -877,7 +881,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
         f"- Generated: {mach['date']}",
     ]
     if times:
-        first, last = (dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") for t in times)
+        first, last = (utc(t) for t in times)
         lines.append(f"- Criterion results written between {first} and {last}")
     lines += side_lines[:1]
     if wall is not None:
