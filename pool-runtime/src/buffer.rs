@@ -613,10 +613,11 @@ impl BufferPool {
     #[inline(never)]
     fn fresh(&self, slot: &mut Option<Vec<u8>>, min_capacity: usize) {
         self.classes[self.len - 1].count_fresh();
+        slot.insert(Vec::new()).reserve_exact(min_capacity);
+        // Lent once it is: a panicking `reserve_exact` hands nothing out.
         if min_capacity > LOCAL_CACHE_MAX_BYTES {
             self.large.lend();
         }
-        slot.insert(Vec::new()).reserve_exact(min_capacity);
     }
 
     /// Reset `buf` and keep it in the class its capacity fits, or drop it if
@@ -946,6 +947,20 @@ mod tests {
         assert_eq!(p.class_to_keep(5119), 6);
         assert_eq!(p.class_to_keep(5120), 7);
         assert_eq!(p.class_to_keep(1 << 30), 22);
+    }
+
+    /// A get too large for a `Vec` panics before it hands anything out, so
+    /// it does not count a large buffer as lent: one that did would stay
+    /// out for good, and every later large get would find one more buffer
+    /// alive than there is.
+    #[test]
+    fn a_get_that_panics_lends_no_large_buffer() {
+        let p = BufferPool::new();
+        let got = std::panic::catch_unwind(|| drop(p.get(usize::MAX)));
+        assert!(got.is_err());
+        assert_eq!(p.large.counts().0, 0);
+        drop(p.get(LOCAL_CACHE_MAX_BYTES * 32)); // over the largest class
+        assert_eq!(p.large.counts().0, 0);
     }
 
     /// A hit stays leased in its class's thread-cache slot while its guard
