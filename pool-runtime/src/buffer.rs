@@ -272,8 +272,10 @@ impl Allocated {
 /// [`LOCAL_CACHE_MAX_BYTES`] and by the return of a buffer over it, so off
 /// the path of small buffers. Signed: a buffer that grew past
 /// `LOCAL_CACHE_MAX_BYTES` in use comes back as a large one it was not
-/// lent as, and one taken out for good never comes back; a read counts
-/// below zero as zero.
+/// lent as, and one shrunk below it in use, or taken out for good, is not
+/// counted back; a read counts below zero as zero. (A guard does not
+/// remember how it was lent: the counts steer which idle buffer a miss
+/// lets go of, and a drift moves only that.)
 struct Large {
     out: AtomicI64,
     most_out: AtomicU64,
