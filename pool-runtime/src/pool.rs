@@ -365,9 +365,13 @@ impl<T: Reset + Send + 'static> Pool<T> {
 
     /// Let the size cap adapt to the sizes actually returned, as
     /// valyala/bytebufferpool does: every [`AUTO_CAP_WINDOW`](crate::AUTO_CAP_WINDOW)
-    /// returns, the cap becomes the smallest power-of-two class that covers
-    /// 95% of them, between [`AUTO_CAP_FLOOR`](crate::AUTO_CAP_FLOOR) and
-    /// [`max_bytes`](Pool::max_bytes) (the ceiling). It rises at once and
+    /// returns, the cap becomes twice the smallest power-of-two class that
+    /// covers 95% of what they used ([`Reset::used_bytes`] plus
+    /// `size_of::<T>()`), less one byte: room for a buffer that grew by
+    /// doubling to hold such a use. Uses of 10,000 bytes (the 8 to 16 KiB
+    /// class) give a cap of 32 KiB - 1. It stays between
+    /// [`AUTO_CAP_FLOOR`](crate::AUTO_CAP_FLOOR) and
+    /// [`max_bytes`](Pool::max_bytes) (the ceiling), rises at once and
     /// lowers only when two windows in a row ask for less. A value the pool
     /// constructs gets the most common size reserved
     /// ([`Reset::reserve_heap`]), so new buffers start at the size most
@@ -387,6 +391,10 @@ impl<T: Reset + Send + 'static> Pool<T> {
     ///     BUFS.get().extend_from_slice(&[0; 100]); // small uses only
     /// }
     /// assert_eq!(BUFS.max_bytes_now(), poolable::AUTO_CAP_FLOOR);
+    /// for _ in 0..poolable::AUTO_CAP_WINDOW {
+    ///     BUFS.get().extend_from_slice(&[0; 10_000]); // larger uses: it rises at once
+    /// }
+    /// assert_eq!(BUFS.max_bytes_now(), (32 << 10) - 1); // twice their class, 8 to 16 KiB
     /// ```
     #[must_use]
     pub const fn max_bytes_auto(mut self) -> Self {
