@@ -217,6 +217,22 @@ fn an_auto_capped_pool_constructs_values_at_the_common_size() {
     assert!(fresh.capacity() >= 3000, "{}", fresh.capacity());
 }
 
+/// A prefill of an auto-capped pool makes its values as a miss does, at
+/// the common size: `reserve` called the bare constructor, so after a
+/// window of 10,000-byte uses a get that took a prefilled buffer found it
+/// empty (capacity 0) and grew it again, where a miss got 16 KiB.
+#[test]
+fn an_auto_capped_pool_prefills_values_at_the_common_size() {
+    let pool: Pool<Vec<u8>> = Pool::new().max_bytes_auto().max_bytes(1 << 20);
+    cycle(&pool, AUTO_CAP_WINDOW, 10_000, 1);
+    pool.clear();
+    assert_eq!(pool.reserve(2), 2);
+    let misses = pool.stats().misses;
+    let prefilled = pool.get();
+    assert_eq!(pool.stats().misses, misses, "a prefilled value");
+    assert!(prefilled.capacity() >= 10_000, "{}", prefilled.capacity());
+}
+
 #[derive(Poolable, Default)]
 #[poolable(max_bytes = "auto", max_bytes = 1 << 16)]
 struct Frame {

@@ -187,6 +187,19 @@ impl PoolCore {
         thread::give_lease_slow(self.storage(meta), lease, bytes);
     }
 
+    /// The heap bytes to reserve ([`Reset::reserve_heap`]) in a value the
+    /// pool has just made, of `value_size` bytes itself: the most common
+    /// size an adaptive cap has learned, less the value; `None` without
+    /// an adaptive cap, or before its first calibration. A miss and a
+    /// prefill ([`Pool::reserve`]) both ask.
+    fn presize(&self, value_size: usize) -> Option<usize> {
+        let auto = self.storage.get()?.auto_cap.as_ref()?;
+        match auto.common() {
+            0 => None,
+            common => Some(common.saturating_sub(value_size)),
+        }
+    }
+
     /// Keep `value`, reset, `bytes` big and within the cap: in the thread
     /// tier, or the shared tier if it is over
     /// [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES).
@@ -535,15 +548,8 @@ impl<T: Reset + Send + 'static> Pool<T> {
             New::Fn(new) => new(),
             New::Closure(new) => new(),
         };
-        // Matches, not `and_then` and `filter` with closures: four
-        // functions less per pooled type in a debug build.
-        if let Some(storage) = self.core.storage.get() {
-            if let Some(auto) = &storage.auto_cap {
-                let common = auto.common();
-                if common > 0 {
-                    value.reserve_heap(common.saturating_sub(core::mem::size_of::<T>()));
-                }
-            }
+        if let Some(heap) = self.core.presize(core::mem::size_of::<T>()) {
+            value.reserve_heap(heap);
         }
         core::mem::forget(on_panic);
         value
@@ -697,15 +703,19 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// caches fill from use, so at most `max_retained` minus one thread
     /// cache are kept. Each value is counted in `Stats::prefilled` (not as a
     /// miss: no get waited for it), so the [`Stats`] identity stays exact.
+    /// Each is made as a miss makes one: by the constructor, and, in a
+    /// [`max_bytes_auto`](Pool::max_bytes_auto) pool, pre-sized to the
+    /// most common use ([`Reset::reserve_heap`]).
     /// A value over the size cap is dropped (`dropped_oversize`) and ends
     /// the prefill. Prefilled values decay like any idle value: two trims
-    /// before a get takes them, and they are gone. A panicking constructor
-    /// or `heap_bytes` propagates; the values made before it are kept, and
-    /// the one it panicked on is dropped, not counted.
+    /// before a get takes them, and they are gone. A panicking constructor,
+    /// `reserve_heap` or `heap_bytes` propagates; the values made before it
+    /// are kept, and the one it panicked on is dropped, not counted.
     ///
     /// # Panics
     ///
-    /// When the constructor or `heap_bytes` panics, as above.
+    /// When the constructor, `reserve_heap` or `heap_bytes` panics, as
+    /// above.
     ///
     /// ```
     /// use poolable::Pool;
@@ -723,7 +733,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let storage = self.core.storage(Self::META);
         let mut kept = 0;
         while kept < n && storage.shards.has_room() {
-            let value = self.new.call();
+            let mut value = self.new.call();
+            // Made at the common size, as a miss makes it.
+            if let Some(heap) = self.core.presize(size_of::<T>()) {
+                value.reserve_heap(heap);
+            }
             // Measured before it is counted: `heap_bytes` is user code, and
             // if it unwinds the value, dropped, never was the pool's (as one
             // whose constructor unwinds).
