@@ -20,8 +20,11 @@ static GENERIC_POOLS: RwLock<Option<PoolMap>> = RwLock::new(None);
 /// A `static` inside a generic function is shared by every instantiation, so
 /// the derive cannot give `Wrapper<A>` and `Wrapper<B>` their own pools the
 /// way it does for plain types. They live here instead, one leaked `Pool` per
-/// concrete type, found through a small per-thread memo (no lock, no hash)
-/// and, on a thread's first use of the type, a map keyed by `TypeId`.
+/// concrete type, found through a small per-thread memo (no lock, no hash;
+/// four types a thread, replaced round robin) and, when the memo does not
+/// hold the type (a thread's first use of it, or a thread that uses more
+/// generic types in turn than the memo holds), a map keyed by `TypeId`,
+/// under a read lock.
 #[doc(hidden)]
 #[inline]
 pub fn generic_pool<T: Reset + Send + 'static>(make: fn() -> Pool<T>) -> &'static Pool<T> {
