@@ -1,6 +1,7 @@
 //! `pools()` and `report()`: every live pool that has been used, by name.
 
 use poolable::{BufferPool, Pool, Poolable, pools, report};
+use std::sync::{Arc, Barrier};
 
 fn names() -> Vec<String> {
     pools().iter().map(|p| p.name().to_owned()).collect()
@@ -75,6 +76,45 @@ fn a_dropped_heap_pool_leaves_the_list() {
     assert!(names().iter().any(|n| n == "registry-test-dropped"));
     drop(pool);
     assert!(!names().iter().any(|n| n == "registry-test-dropped"));
+}
+
+/// A pool listed by `pools()` and dropped before its stats are read keeps
+/// what it had counted: a thread that used it and is still alive (its
+/// cache not yet freed) keeps its share. The reading lost that share: the
+/// dropped pool let go of its list of thread caches, whose counters a
+/// reading sums, so it read 0 gets after 10.
+#[test]
+fn a_pool_dropped_after_it_was_listed_keeps_its_counts() {
+    let name = "registry-test-dropped-while-listed";
+    let pool = Arc::new(Pool::<String>::new().name(name));
+    let parked = Arc::new(Barrier::new(2));
+    let user = {
+        let (pool, parked) = (Arc::clone(&pool), Arc::clone(&parked));
+        std::thread::spawn(move || {
+            for _ in 0..10 {
+                drop(pool.get());
+            }
+            drop(pool);
+            parked.wait();
+            // Alive, with its cache of the pool, until the pool is dropped.
+            parked.wait();
+        })
+    };
+    parked.wait();
+    let listed = pools().into_iter().find(|p| p.name() == name).unwrap();
+    let before = listed.stats();
+    assert_eq!((before.gets, before.puts), (10, 10), "{before}");
+    drop(pool); // the last `Arc`: the pool is dropped
+    let after = listed.stats();
+    parked.wait();
+    user.join().unwrap();
+    assert_eq!(
+        (after.gets, after.misses, after.puts),
+        (before.gets, before.misses, before.puts),
+        "{after}"
+    );
+    assert!(after.is_balanced(), "{after}");
+    assert!(!names().iter().any(|n| n == name));
 }
 
 #[test]

@@ -294,7 +294,8 @@ impl PoolInfo {
         &self.storage.core().name
     }
 
-    /// The pool's counters now (each call reads them afresh).
+    /// The pool's counters now (each call reads them afresh); once the
+    /// pool is dropped, those it had then.
     #[must_use]
     pub fn stats(&self) -> Stats {
         self.storage.core().stats()

@@ -93,6 +93,12 @@ pub(crate) struct Core {
     /// Set when the owning `Pool` is dropped: thread caches of a closed pool
     /// are freed the next time their thread links a pool, or exits.
     closed: AtomicBool,
+    /// What the pool had counted when it was closed, and the returns
+    /// beyond gets then: what a reading gives from then on (a `PoolInfo`
+    /// read after its pool was dropped). Its thread caches, let go of at
+    /// the close, are no longer summed, so a later sum would lose their
+    /// counts.
+    closing: std::sync::OnceLock<(Stats, u64)>,
     /// What `pools()` calls it.
     pub(crate) name: Box<str>,
     /// The capacity of its buffers, for a class of a `BufferPool`.
@@ -136,6 +142,7 @@ impl Core {
             counters: Counters::new(),
             generation: AtomicU64::new(0),
             closed: AtomicBool::new(false),
+            closing: std::sync::OnceLock::new(),
             name,
             class,
             most_held: std::sync::atomic::AtomicU64::new(0),
@@ -179,11 +186,23 @@ impl Core {
     /// The owning `Pool` is gone. Its thread caches are let go of here
     /// (each is an `Arc` that holds this storage: keeping them would make a
     /// cycle); the threads' tables drop theirs when the thread next links a
-    /// pool, or exits.
-    pub(crate) fn close(&self) {
-        self.closed.store(true, Ordering::Relaxed);
-        let caches = core::mem::take(&mut *lock(&self.caches));
+    /// pool, or exits. What the pool counted until now is kept, under the
+    /// list's lock, for the readings from now on; returns it.
+    pub(crate) fn close(&self) -> Stats {
+        let (count, bytes) = self.shards.retained();
+        let (stats, caches) = {
+            let mut caches = lock(&self.caches);
+            let (mut stats, returns_beyond_gets) = self.sum(&caches);
+            stats.retained += count;
+            stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
+            // `close` runs once, from the pool's `drop`.
+            let _ = self.closing.set((stats, returns_beyond_gets));
+            self.closed.store(true, Ordering::Relaxed);
+            (stats, core::mem::take(&mut *caches))
+        };
+        // Outside the lock: the last reference to a cache frees it.
         drop(caches);
+        stats
     }
 
     pub(crate) fn register(&self, cache: Arc<dyn Cache>) {
@@ -243,9 +262,16 @@ impl Core {
     }
 
     /// The stats, and the returns beyond gets summed thread by thread;
-    /// samples the values out now into the most seen out at once.
+    /// samples the values out now into the most seen out at once. Those
+    /// it had when it was closed, for a closed pool.
     fn snapshot(&self) -> (Stats, u64) {
-        let (mut stats, returns_beyond_gets) = self.counted();
+        let (mut stats, returns_beyond_gets) = {
+            let caches = lock(&self.caches);
+            if let Some(closing) = self.closing.get() {
+                return *closing;
+            }
+            self.sum(&caches)
+        };
         let (count, bytes) = self.shards.retained();
         stats.retained += count;
         stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
@@ -254,13 +280,13 @@ impl Core {
     }
 
     /// Every counter summed, with the thread caches' retained values (not
-    /// the shards'), and the returns beyond gets summed thread by thread.
-    fn counted(&self) -> (Stats, u64) {
+    /// the shards'), and the returns beyond gets summed thread by thread;
+    /// `caches` is the list of thread caches, locked.
+    fn sum(&self, caches: &[Arc<dyn Cache>]) -> (Stats, u64) {
         let mut stats = Stats::default();
         // Under the lock, as `unregister` moves an exiting thread's share
         // from its cache to this total: read before it, a thread that
         // exited in between was in neither.
-        let caches = lock(&self.caches);
         let mut returns_beyond_gets = self
             .exited_returns_beyond_gets
             .load(std::sync::atomic::Ordering::Relaxed);
@@ -278,7 +304,10 @@ impl Core {
     /// are rarely read still has samples for `advice()`).
     #[cfg(not(poolable_loom))]
     pub(crate) fn note_held(&self) {
-        self.sample_held(&self.counted().0);
+        let caches = lock(&self.caches);
+        let stats = self.sum(&caches).0;
+        drop(caches);
+        self.sample_held(&stats);
     }
 }
 
