@@ -5,17 +5,27 @@
 
 use std::collections::BTreeMap;
 
-use crate::registry::pools;
+use crate::registry::live_and_dropped;
 use crate::stats::Stats;
 
-/// Record every pool's counters and gauges (see [`pools`]) on the installed
-/// `metrics` recorder, labelled `pool = <name>`. Call it before each scrape,
-/// or from a timer; a pool's operations never touch the recorder.
+/// Record every pool's counters and gauges (see [`pools`](crate::pools))
+/// on the installed `metrics` recorder, labelled `pool = <name>`. Call it
+/// before each scrape, or from a timer; a pool's operations never touch the
+/// recorder.
 ///
 /// Pools that share a name are one series, their figures summed: a label
 /// names one series, and two pools of one type keep the same default name
 /// (`type_name`), as every `BufferPool` does unless named. Give pools
 /// their own [`name`](crate::Pool::name)s to see them apart.
+///
+/// A dropped pool's counts stay in its name's series, so that a counter
+/// never goes down: the pools of the name that live on, and any made under
+/// it later, count on from them. (Summed over the live pools only, a
+/// series would fall when one of them is dropped, and a recorder, which
+/// keeps a counter's largest value, would lose every count until the
+/// series was back up.) For this the export keeps one [`Stats`] for each
+/// name of a dropped pool, for as long as the process runs: name pools
+/// from a bounded set, as any label's values should be.
 ///
 /// | metric | kind | from |
 /// | --- | --- | --- |
@@ -41,22 +51,35 @@ use crate::stats::Stats;
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub fn export_metrics() {
-    let mut by_name: BTreeMap<String, Stats> = BTreeMap::new();
-    for pool in pools() {
-        let stats = pool.stats();
-        match by_name.get_mut(pool.name()) {
-            Some(sum) => sum.add(&stats),
-            None => {
-                by_name.insert(pool.name().to_owned(), stats);
-            }
-        }
+    let (live, dropped) = live_and_dropped();
+    let mut by_name: BTreeMap<&str, Series> = BTreeMap::new();
+    for (name, counted) in &dropped {
+        by_name.entry(name).or_default().counted.add(counted);
     }
-    for (name, stats) in &by_name {
-        record(name, stats);
+    for pool in &live {
+        let core = pool.core();
+        let stats = core.stats();
+        let series = by_name.entry(&core.name).or_default();
+        series.counted.add(&stats);
+        series.live.get_or_insert_with(Stats::default).add(&stats);
+    }
+    // The recorder is user code: no lock of the pools is held here.
+    for (name, series) in &by_name {
+        record(name, series);
     }
 }
 
-fn record(name: &str, stats: &Stats) {
+/// What one series (a name) records.
+#[derive(Default)]
+struct Series {
+    /// Its counters: the live pools' and what the dropped ones counted.
+    counted: Stats,
+    /// The live pools' figures, for the gauges; `None` if there is none.
+    live: Option<Stats>,
+}
+
+fn record(name: &str, series: &Series) {
+    let stats = &series.counted;
     let counters = [
         ("poolable_gets_total", None, stats.gets),
         ("poolable_misses_total", None, stats.misses),
@@ -83,6 +106,9 @@ fn record(name: &str, stats: &Stats) {
         }
         .absolute(value);
     }
+    let Some(stats) = &series.live else {
+        return;
+    };
     let gauges = [
         ("poolable_retained", stats.retained as f64),
         ("poolable_retained_bytes", stats.retained_bytes as f64),
@@ -122,14 +148,59 @@ mod tests {
     /// Export into a fresh recorder; the snapshot as (key, value) pairs.
     fn exported() -> Vec<(metrics_util::CompositeKey, DebugValue)> {
         let recorder = DebuggingRecorder::new();
-        let snapshotter = recorder.snapshotter();
         metrics::with_local_recorder(&recorder, super::export_metrics);
-        snapshotter
+        snapshot_of(&recorder)
+    }
+
+    /// The snapshot of `recorder` as (key, value) pairs.
+    fn snapshot_of(recorder: &DebuggingRecorder) -> Vec<(metrics_util::CompositeKey, DebugValue)> {
+        recorder
+            .snapshotter()
             .snapshot()
             .into_vec()
             .into_iter()
             .map(|(key, _, _, value)| (key, value))
             .collect()
+    }
+
+    /// A pool dropped while another of its name lives on keeps its counts
+    /// in the name's series, and so does one made again under the name:
+    /// a counter never goes down, and the gets after the drop are counted.
+    /// The series summed the live pools only, so it fell from 11 to 6 at
+    /// the drop; a recorder keeps a counter's largest value (`absolute`
+    /// sets it to at least the value), so the 5 gets after the drop were
+    /// lost (11 read, 16 expected), and a pool made again under the name
+    /// counted from 0.
+    #[test]
+    fn a_dropped_pool_keeps_its_counts_in_its_names_series() {
+        let recorder = DebuggingRecorder::new();
+        let export = || metrics::with_local_recorder(&recorder, super::export_metrics);
+        let name = "export-test-dropped";
+        let gets = |recorder: &DebuggingRecorder| {
+            value(&snapshot_of(recorder), "poolable_gets_total", name, None)
+        };
+        let stays = Pool::<Vec<u16>>::new().name(name);
+        let goes = Pool::<Vec<u16>>::new().name(name);
+        for _ in 0..10 {
+            drop(goes.get());
+        }
+        drop(stays.get());
+        export();
+        assert_eq!(gets(&recorder), Some(11.0));
+        drop(goes);
+        for _ in 0..5 {
+            drop(stays.get());
+        }
+        export();
+        assert_eq!(gets(&recorder), Some(16.0));
+        drop(stays);
+        let again = Pool::<Vec<u16>>::new().name(name);
+        drop(again.get());
+        export();
+        assert_eq!(gets(&recorder), Some(17.0));
+        let snapshot = snapshot_of(&recorder);
+        let puts = value(&snapshot, "poolable_puts_total", name, None);
+        assert_eq!(puts, Some(17.0));
     }
 
     #[test]

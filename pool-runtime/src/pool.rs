@@ -1125,7 +1125,8 @@ impl<T: 'static> Drop for Pool<T> {
             // Every idle value goes now; the (empty) thread caches are freed
             // when their thread next links a pool, or exits.
             decay::step(Arc::<Storage>::clone(storage), decay::Steps::CLEAR);
-            storage.close();
+            let counted = storage.close();
+            registry::retire(storage, &counted);
         }
     }
 }

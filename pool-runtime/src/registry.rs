@@ -1,6 +1,8 @@
 //! The global list of pools: every pool that has been used (what
 //! [`trim_all`] visits and [`pools`] lists), each seen through
-//! [`AnyStorage`], a type-erased view of its storage.
+//! [`AnyStorage`], a type-erased view of its storage; and, with the
+//! `metrics` feature, what the dropped ones counted, by name (what
+//! `export_metrics` adds to their names' series).
 
 use crate::advice::{self, Advice};
 use crate::decay::{self, Stepping, Steps};
@@ -9,27 +11,109 @@ use crate::stats::{Stats, saturating_sum};
 use crate::sync::{Arc, Weak};
 use crate::tier::storage::{AnyStorage, Core, Observation, Storage};
 use core::fmt;
-use std::sync::{Mutex, PoisonError};
+#[cfg(feature = "metrics")]
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 // These globals use `std` locks even under loom: they are held for a few
 // instructions, run no loom operation inside, and are not a path the models
 // explore.
 
-static POOLS: Mutex<Vec<Weak<dyn AnyStorage>>> = Mutex::new(Vec::new());
+static POOLS: Mutex<Registry> = Mutex::new(Registry {
+    pools: Vec::new(),
+    #[cfg(feature = "metrics")]
+    dropped: BTreeMap::new(),
+});
+
+/// What [`POOLS`] holds.
+struct Registry {
+    /// Every pool used so far whose storage is alive (a dropped pool's
+    /// storage lives on until its threads let go of their caches of it).
+    pools: Vec<Entry>,
+    /// What the dropped pools had counted, by name (`export_metrics`).
+    #[cfg(feature = "metrics")]
+    dropped: Dropped,
+}
+
+/// The counters of dropped pools, by name.
+#[cfg(feature = "metrics")]
+pub(crate) type Dropped = BTreeMap<Box<str>, Stats>;
+
+/// A pool in the list.
+struct Entry {
+    pool: Weak<dyn AnyStorage>,
+    /// Whether the pool was dropped ([`retire`]): its counts are then
+    /// among the registry's `dropped`, with the `metrics` feature.
+    retired: bool,
+}
+
+fn registry() -> MutexGuard<'static, Registry> {
+    let mut registry = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    registry.pools.retain(|p| p.pool.strong_count() > 0);
+    registry
+}
 
 /// Every registered pool still alive, in the order of first use.
 fn live() -> Vec<Arc<dyn AnyStorage>> {
-    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
-    pools.retain(|p| p.strong_count() > 0);
-    pools.iter().filter_map(Weak::upgrade).collect()
+    let registry = registry();
+    registry
+        .pools
+        .iter()
+        .filter_map(|p| p.pool.upgrade())
+        .collect()
 }
 
 /// Record a pool's storage for `trim_all`; called once, on first use.
 pub(crate) fn register(storage: &Arc<Storage>) {
-    let weak: Weak<Storage> = Arc::downgrade(storage);
-    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
-    pools.retain(|p| p.strong_count() > 0);
-    pools.push(weak);
+    let pool: Weak<Storage> = Arc::downgrade(storage);
+    registry().pools.push(Entry {
+        pool,
+        retired: false,
+    });
+}
+
+/// The pool of `storage` is dropped, and had `counted` (`Core::close`):
+/// under the list's lock, mark it dropped and keep its counters, for
+/// `export_metrics`.
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+pub(crate) fn retire(storage: &Arc<Storage>, counted: &Stats) {
+    let mut registry = registry();
+    for entry in &mut registry.pools {
+        if core::ptr::addr_eq(entry.pool.as_ptr(), Arc::as_ptr(storage)) {
+            entry.retired = true;
+        }
+    }
+    #[cfg(feature = "metrics")]
+    {
+        // The counters only: its values are gone.
+        let counted = Stats {
+            retained: 0,
+            retained_bytes: 0,
+            ..*counted
+        };
+        match registry.dropped.get_mut(&storage.name) {
+            Some(sum) => sum.add(&counted),
+            None => {
+                registry.dropped.insert(storage.name.clone(), counted);
+            }
+        }
+    }
+}
+
+/// For `export_metrics`, read together under the list's lock: every pool
+/// alive and not dropped, and what the dropped ones counted, by name. A
+/// pool is in one or the other: one dropped after this reading is among
+/// the first, and reads as it was when dropped (`Core::close`).
+#[cfg(feature = "metrics")]
+pub(crate) fn live_and_dropped() -> (Vec<Arc<dyn AnyStorage>>, Dropped) {
+    let registry = registry();
+    let live = registry
+        .pools
+        .iter()
+        .filter(|p| !p.retired)
+        .filter_map(|p| p.pool.upgrade())
+        .collect();
+    (live, registry.dropped.clone())
 }
 
 /// One decay step ([`Pool::trim`](crate::Pool::trim)) on every pool that has been used so far.
