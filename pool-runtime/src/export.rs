@@ -25,7 +25,8 @@ use crate::stats::Stats;
 /// keeps a counter's largest value, would lose every count until the
 /// series was back up.) For this the export keeps one [`Stats`] for each
 /// name of a dropped pool, for as long as the process runs: name pools
-/// from a bounded set, as any label's values should be.
+/// from a bounded set, as any label's values should be. The gauges count
+/// the live pools only: a name whose pools are all dropped reads 0.
 ///
 /// | metric | kind | from |
 /// | --- | --- | --- |
@@ -61,7 +62,7 @@ pub fn export_metrics() {
         let stats = core.stats();
         let series = by_name.entry(&core.name).or_default();
         series.counted.add(&stats);
-        series.live.get_or_insert_with(Stats::default).add(&stats);
+        series.live.add(&stats);
     }
     // The recorder is user code: no lock of the pools is held here.
     for (name, series) in &by_name {
@@ -74,8 +75,9 @@ pub fn export_metrics() {
 struct Series {
     /// Its counters: the live pools' and what the dropped ones counted.
     counted: Stats,
-    /// The live pools' figures, for the gauges; `None` if there is none.
-    live: Option<Stats>,
+    /// The live pools' figures, for the gauges: 0 once every pool of the
+    /// name is dropped.
+    live: Stats,
 }
 
 fn record(name: &str, series: &Series) {
@@ -106,9 +108,7 @@ fn record(name: &str, series: &Series) {
         }
         .absolute(value);
     }
-    let Some(stats) = &series.live else {
-        return;
-    };
+    let stats = &series.live;
     let gauges = [
         ("poolable_retained", stats.retained as f64),
         ("poolable_retained_bytes", stats.retained_bytes as f64),
@@ -201,6 +201,45 @@ mod tests {
         let snapshot = snapshot_of(&recorder);
         let puts = value(&snapshot, "poolable_puts_total", name, None);
         assert_eq!(puts, Some(17.0));
+    }
+
+    /// Once every pool of a name is dropped, the name's gauges read 0:
+    /// its values are gone. They were no longer recorded, so a recorder
+    /// kept their last reading (1 retained value) for good.
+    #[test]
+    fn the_gauges_of_a_name_whose_pools_are_dropped_read_0() {
+        // A trim of every pool (another test's) would drop the idle value.
+        let _every_pool = crate::registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let recorder = DebuggingRecorder::new();
+        let export = || metrics::with_local_recorder(&recorder, super::export_metrics);
+        let name = "export-test-gone";
+        let gauges = |recorder: &DebuggingRecorder| {
+            let snapshot = snapshot_of(recorder);
+            [
+                "poolable_retained",
+                "poolable_retained_bytes",
+                "poolable_held",
+            ]
+            .map(|metric| value(&snapshot, metric, name, None))
+        };
+        let pool = Pool::<String>::new().name(name);
+        let held = pool.get();
+        pool.put(String::with_capacity(100));
+        export();
+        assert_eq!(
+            gauges(&recorder),
+            [
+                Some(1.0),
+                Some((100 + size_of::<String>()) as f64),
+                Some(1.0)
+            ]
+        );
+        drop(held);
+        drop(pool);
+        export();
+        assert_eq!(gauges(&recorder), [Some(0.0); 3]);
     }
 
     #[test]
