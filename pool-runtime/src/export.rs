@@ -244,6 +244,10 @@ mod tests {
 
     #[test]
     fn pools_that_share_a_name_are_exported_summed() {
+        // A trim of every pool (another test's) would drop the idle value.
+        let _every_pool = crate::registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         // Two pools of one type under one name (as the default name,
         // `type_name`, would be): one series, their figures added.
         static MANY: Pool<Vec<u16>> = Pool::new().name("export-test-shared");
