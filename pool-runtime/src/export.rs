@@ -41,7 +41,14 @@ use crate::stats::Stats;
 /// | `poolable_external_total` | counter | `external` |
 /// | `poolable_retained` | gauge | `retained` |
 /// | `poolable_retained_bytes` | gauge | `retained_bytes` |
-/// | `poolable_held` | gauge | [`Stats::held`] |
+/// | `poolable_held` | gauge | [`Stats::held`]; for a `BufferPool` class, net (see below) |
+///
+/// A buffer goes back to the `BufferPool` class its capacity fits, which is
+/// not the one it came from if it grew (and a detached one is counted on
+/// the last class), so a class's `poolable_held` is net: the buffers it
+/// handed out less those that came back to it, below 0 for a class that
+/// buffers grow into. A `BufferPool`'s classes add up to the buffers out of
+/// it (`sum(poolable_held{pool=~"name\\[.*"})`).
 ///
 /// ```
 /// use poolable::Pool;
@@ -63,6 +70,7 @@ pub fn export_metrics() {
         let series = by_name.entry(&core.name).or_default();
         series.counted.add(&stats);
         series.live.add(&stats);
+        series.class |= core.class.is_some();
     }
     // The recorder is user code: no lock of the pools is held here.
     for (name, series) in &by_name {
@@ -78,6 +86,8 @@ struct Series {
     /// The live pools' figures, for the gauges: 0 once every pool of the
     /// name is dropped.
     live: Stats,
+    /// Whether it is a `BufferPool` class, whose held figure is net.
+    class: bool,
 }
 
 fn record(name: &str, series: &Series) {
@@ -109,10 +119,15 @@ fn record(name: &str, series: &Series) {
         .absolute(value);
     }
     let stats = &series.live;
+    let held = if series.class {
+        stats.signed_held() as f64
+    } else {
+        stats.held() as f64
+    };
     let gauges = [
         ("poolable_retained", stats.retained as f64),
         ("poolable_retained_bytes", stats.retained_bytes as f64),
-        ("poolable_held", stats.held() as f64),
+        ("poolable_held", held),
     ];
     for (metric, value) in gauges {
         metrics::gauge!(metric, "pool" => name.to_owned()).set(value);
@@ -240,6 +255,41 @@ mod tests {
         drop(pool);
         export();
         assert_eq!(gauges(&recorder), [Some(0.0); 3]);
+    }
+
+    /// A `BufferPool`'s classes' `poolable_held` add up to the buffers out
+    /// of it. A buffer goes back to the class its capacity fits, which is
+    /// not the one it came from if it grew, and a detached one is counted
+    /// on the last class: a class's figure is what it handed out less what
+    /// came back to it. Each class exported `Stats::held`, which stops at
+    /// 0, so the class the buffers came from counted them held for good
+    /// (the classes added up to 12 with one buffer out).
+    #[test]
+    fn a_buffer_pools_classes_held_add_up_to_the_buffers_out() {
+        static BUFS: crate::BufferPool = crate::BufferPool::new().name("export-test-buffers");
+        let out = BUFS.get(100);
+        for _ in 0..10 {
+            let mut grows = BUFS.get(100);
+            grows.reserve(10_000); // back to a larger class
+        }
+        let detached = crate::guard::PoolGuard::into_inner(BUFS.get(100));
+        let snapshot = exported();
+        let held: f64 = snapshot
+            .iter()
+            .filter(|(key, _)| {
+                let key = key.key();
+                key.name() == "poolable_held"
+                    && key
+                        .labels()
+                        .any(|l| l.key() == "pool" && l.value().starts_with("export-test-buffers["))
+            })
+            .map(|(_, value)| match value {
+                DebugValue::Gauge(g) => g.into_inner(),
+                _ => f64::NAN,
+            })
+            .sum();
+        assert_eq!(held, 1.0);
+        drop((out, detached));
     }
 
     #[test]

@@ -192,12 +192,17 @@ impl Stats {
     /// ```
     #[must_use]
     pub fn held(&self) -> u64 {
+        u64::try_from(self.signed_held().max(0)).unwrap_or(u64::MAX)
+    }
+
+    /// [`held`](Stats::held) before it stops at 0: `gets - (puts -
+    /// external) - detached - dropped_panic`.
+    pub(crate) fn signed_held(&self) -> i128 {
         let returned = i128::from(self.puts) - i128::from(self.external);
-        let held = i128::from(self.gets)
+        i128::from(self.gets)
             - returned
             - i128::from(self.detached)
-            - i128::from(self.dropped_panic);
-        u64::try_from(held.max(0)).unwrap_or(u64::MAX)
+            - i128::from(self.dropped_panic)
     }
 
     /// Whether the books balance: every value the pool created or was given
