@@ -895,11 +895,14 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
         bounds.push(parse_quote!(#ident #ty_generics: ::core::default::Default));
     }
     let where_clause = where_clause(cont, bounds);
+    // Built in a `const` block, as a plain type's `static` is: the
+    // attributes' values are constant expressions for both (the closure
+    // alone, run on first use, took any expression).
     out.tokens(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
-                #krate::__private::generic_pool::<Self>(|| {
+                #krate::__private::generic_pool::<Self>(|| const {
                     #krate::Pool::<Self>::with_new(#new) #max_retained #auto #cap #oversize #name
                 })
             }

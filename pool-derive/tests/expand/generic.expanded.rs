@@ -80,7 +80,7 @@ const _: () = {
         fn pool() -> &'static ::poolable::Pool<Self> {
             ::poolable::__private::generic_pool::<
                 Self,
-            >(|| {
+            >(|| const {
                 ::poolable::Pool::<
                     Self,
                 >::with_new(
@@ -186,7 +186,7 @@ const _: () = {
         fn pool() -> &'static ::poolable::Pool<Self> {
             ::poolable::__private::generic_pool::<
                 Self,
-            >(|| { ::poolable::Pool::<Self>::with_new(Tagged::new) })
+            >(|| const { ::poolable::Pool::<Self>::with_new(Tagged::new) })
         }
     }
 };
