@@ -181,3 +181,22 @@ fn the_report_gives_bytes_in_binary_units() {
         .expect("a line for the pool");
     assert!(line.ends_with("retained=1 (1.0 MiB)"), "{line}");
 }
+
+/// Reading an unused pool's cap is a reading: it does not make the pool's
+/// storage, so `pools()` does not list the pool. It did: `max_bytes_now`
+/// made the storage to ask it, and registered it.
+#[test]
+fn reading_an_unused_pools_cap_does_not_list_it() {
+    let name = "registry-test-cap-read";
+    let plain = Pool::<String>::new().name(name).max_bytes(1024);
+    let auto = Pool::<String>::new()
+        .name(name)
+        .max_bytes_auto()
+        .max_bytes(4096);
+    assert_eq!(plain.max_bytes_now(), 1024);
+    assert_eq!(auto.max_bytes_now(), 4096, "the ceiling, until calibrated");
+    assert!(!names().iter().any(|n| n == name));
+    drop(auto.get());
+    assert_eq!(auto.max_bytes_now(), 4096);
+    assert!(names().iter().any(|n| n == name));
+}

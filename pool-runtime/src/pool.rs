@@ -425,7 +425,12 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// assert_eq!(pool.max_bytes_now(), 1024);
     /// ```
     pub fn max_bytes_now(&self) -> usize {
-        self.core.storage(Self::META).max_bytes()
+        // An unused pool's is the one it will start with (an adaptive cap
+        // starts at its ceiling): a reading makes no storage.
+        match self.core.storage.get() {
+            Some(storage) => storage.max_bytes(),
+            None => self.core.policy.max_bytes,
+        }
     }
 
     /// What to do with a returned value over the size cap: drop it (the
