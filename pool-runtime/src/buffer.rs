@@ -965,6 +965,38 @@ mod tests {
         assert_eq!(p.large.counts().0, 0);
     }
 
+    /// The count of large buffers out follows the buffers over
+    /// `LOCAL_CACHE_MAX_BYTES` only: a get over the largest class is lent
+    /// (and counted back) when it is over that limit, and a buffer of
+    /// exactly the limit is neither lent nor counted back, whether it came
+    /// from a class or fresh from over a smaller largest class.
+    #[test]
+    fn large_counts_follow_only_buffers_over_the_thread_caches_limit() {
+        let p = BufferPool::new();
+        let fresh = p.get(LOCAL_CACHE_MAX_BYTES * 32); // over the largest class
+        assert_eq!(p.large.counts().0, 1, "a fresh large buffer is lent");
+        drop(fresh);
+        assert_eq!(p.large.counts().0, 0);
+
+        let held = p.get(LOCAL_CACHE_MAX_BYTES + 1);
+        assert_eq!(p.large.counts().0, 1);
+        // The 64 KiB class: not large, its return is not counted back.
+        drop(p.get(LOCAL_CACHE_MAX_BYTES));
+        drop(p.get(LOCAL_CACHE_MAX_BYTES));
+        assert_eq!(p.large.counts().0, 1, "the large one is still out");
+        drop(held);
+        assert_eq!(p.large.counts().0, 0);
+
+        // Over a 4 KiB ceiling, a fresh buffer of exactly the limit is not
+        // large either: lent, it would never be counted back.
+        let p = BufferPool::new().max_bytes(4096);
+        let fresh = p.get(LOCAL_CACHE_MAX_BYTES);
+        assert_eq!(fresh.capacity(), LOCAL_CACHE_MAX_BYTES);
+        assert_eq!(p.large.counts().0, 0);
+        drop(fresh);
+        assert_eq!(p.large.counts().0, 0);
+    }
+
     /// A hit stays leased in its class's thread-cache slot while its guard
     /// lives. Every way back takes it out of that slot and to the class its
     /// capacity fits, as a miss's return would: grown into a larger class,
