@@ -997,6 +997,39 @@ mod tests {
         assert_eq!(p.large.counts().0, 0);
     }
 
+    /// The margin of idle large buffers starts at eight and doubles, up to
+    /// 64, after a window of `LARGE_WINDOW` large gets in which more than
+    /// one in 64 let a buffer go; a window that lets one in 64 go (four),
+    /// or fewer, leaves it, and each window counts its own.
+    #[test]
+    fn the_large_margin_doubles_after_a_window_that_lets_more_than_one_in_64_go() {
+        let large = Large::new();
+        let margin = |large: &Large| large.margin.load(Relaxed);
+        // One window of large gets, `let_go` of which let a buffer go.
+        let window = |large: &Large, let_go: u64| {
+            for i in 0..LARGE_WINDOW {
+                if i < let_go {
+                    large.let_go();
+                }
+                large.lend();
+                large.back();
+            }
+        };
+        assert_eq!(margin(&large), KEEP_IDLE_LARGE);
+        window(&large, LARGE_WINDOW / 64);
+        assert_eq!(margin(&large), KEEP_IDLE_LARGE, "one in 64: no growth");
+        window(&large, LARGE_WINDOW / 64 + 1);
+        assert_eq!(margin(&large), 2 * KEEP_IDLE_LARGE);
+        window(&large, 0);
+        assert_eq!(margin(&large), 2 * KEEP_IDLE_LARGE, "a quiet window");
+        for _ in 0..4 {
+            window(&large, LARGE_WINDOW);
+        }
+        assert_eq!(margin(&large), MAX_KEEP_IDLE_LARGE);
+        // Each large get was back before the next: one out at most.
+        assert_eq!(large.counts(), (0, 1 + MAX_KEEP_IDLE_LARGE));
+    }
+
     /// A hit stays leased in its class's thread-cache slot while its guard
     /// lives. Every way back takes it out of that slot and to the class its
     /// capacity fits, as a miss's return would: grown into a larger class,
