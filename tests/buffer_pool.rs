@@ -337,6 +337,33 @@ fn class_stats_report_what_allocations_asked_for_and_got() {
     }
 }
 
+/// A get of exactly a class's capacity is served by that class's buffer as
+/// it is: a hit, the same allocation, not counted as one more.
+#[test]
+fn a_get_of_exactly_a_class_capacity_reuses_the_buffer() {
+    for n in [64, 4096, 10 << 10, 64 << 10, 80 << 10] {
+        let bufs = BufferPool::new().max_bytes(1 << 20);
+        let first = bufs.get(n);
+        let (ptr, capacity) = (first.as_ptr(), first.capacity());
+        assert_eq!(capacity, n, "a miss allocates the class's capacity");
+        drop(first);
+        let again = bufs.get(n);
+        assert_eq!((again.as_ptr(), again.capacity()), (ptr, n), "get({n})");
+        drop(again);
+        let class = *bufs.class_stats().iter().find(|c| c.capacity == n).unwrap();
+        assert_eq!(
+            (class.stats.gets, class.stats.misses),
+            (2, 1),
+            "get({n}): {class:?}"
+        );
+        assert_eq!(
+            (class.requested_bytes, class.allocated_bytes),
+            (n as u64, n as u64),
+            "get({n}): {class:?}"
+        );
+    }
+}
+
 /// A get over `LOCAL_CACHE_MAX_BYTES` whose class is empty takes an idle
 /// buffer of a larger class, up to twice the request, before it allocates;
 /// smaller requests (whose buffers thread caches keep) never do.
