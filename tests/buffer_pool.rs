@@ -391,6 +391,12 @@ fn a_large_get_reuses_a_larger_idle_buffer_before_it_allocates() {
     let stats = bufs.stats();
     assert_eq!((stats.gets, stats.misses), (3, 2), "{stats}");
     assert!(stats.is_balanced(), "{stats}");
+
+    // Up to twice the request, inclusive: 160 KiB serves 80 KiB.
+    let bufs = BufferPool::new().max_bytes(1 << 20);
+    bufs.put(Vec::with_capacity(160 << 10));
+    assert_eq!(bufs.get(80 << 10).capacity(), 160 << 10);
+    assert_eq!(bufs.stats().misses, 0, "{}", bufs.stats());
 }
 
 #[test]
