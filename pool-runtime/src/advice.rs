@@ -583,6 +583,10 @@ mod tests {
         let advice = findings("p", &prefilled);
         assert_eq!(kinds(&prefilled), [AdviceKind::KeepsTooMuch], "{advice:?}");
         assert_eq!(advice[0].value(), Some(8));
+        // Twice the most seen out, rounded up to a power of two: 40 -> 64.
+        prefilled.most_held = 20;
+        assert_eq!(findings("p", &prefilled)[0].value(), Some(64));
+        prefilled.most_held = 3;
         // Under 1 MiB idle, it does not matter.
         prefilled.stats.retained_bytes = (1 << 20) - 1;
         assert_eq!(kinds(&prefilled), []);
