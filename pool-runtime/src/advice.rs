@@ -538,6 +538,18 @@ mod tests {
         assert_eq!(advice[0].kind(), AdviceKind::Full);
     }
 
+    /// A pool whose retention is off (`max_retained(0)`, as `MayNotPay`
+    /// suggests to compare) drops every return as full; it is not told to
+    /// set `max_retained` to what it already is.
+    #[test]
+    fn a_pool_with_retention_off_is_not_told_it_is_full() {
+        let mut off = seen(10_000);
+        off.retention = 0;
+        off.stats.misses = 10_000;
+        off.stats.dropped_full = 10_000;
+        assert!(!kinds(&off).contains(&AdviceKind::Full), "{:?}", kinds(&off));
+    }
+
     #[test]
     fn drops_as_full_with_a_good_hit_rate_are_no_finding() {
         let mut fine = seen(10_000);
