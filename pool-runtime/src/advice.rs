@@ -550,6 +550,51 @@ mod tests {
         assert!(!kinds(&off).contains(&AdviceKind::Full), "{:?}", kinds(&off));
     }
 
+    /// Each rule's hit-rate and share thresholds sit where `advice()`'s
+    /// table puts them: "under 90%", "under 50%", "under 5%", "fewer than
+    /// half came back". At the threshold itself the rule is silent.
+    #[test]
+    fn each_threshold_is_exclusive_where_the_table_says_under() {
+        // Full: a hit rate under 90%, with 10% of returns dropped as full.
+        let mut full = seen(10_000);
+        full.stats.dropped_full = 1000;
+        full.stats.retained = 10;
+        full.stats.retained_bytes = 10 * 4120;
+        full.stats.misses = 1000; // 90.0% hits
+        assert_eq!(kinds(&full), []);
+        full.stats.misses = 1001;
+        assert_eq!(kinds(&full), [AdviceKind::Full]);
+
+        // OtherThreads: a hit rate under 50%.
+        let mut stranded = seen(2000);
+        stranded.returns_beyond_gets = 2000;
+        stranded.stats.retained = 10;
+        stranded.stats.retained_bytes = 10 * 4120;
+        stranded.stats.misses = 1000; // 50.0% hits
+        assert_eq!(kinds(&stranded), []);
+        stranded.stats.misses = 1001;
+        assert_eq!(kinds(&stranded), [AdviceKind::OtherThreads]);
+
+        // OutgrowsClass: fewer than half the buffers taken came back.
+        let mut class = seen(3000);
+        class.class = Some(4096);
+        class.stats.misses = 3000;
+        class.stats.puts = 1500; // half came back
+        assert!(!kinds(&class).contains(&AdviceKind::OutgrowsClass));
+        class.stats.puts = 1499;
+        assert_eq!(kinds(&class), [AdviceKind::OutgrowsClass]);
+
+        // MayNotPay: a hit rate under 5%.
+        let mut detached = seen(10_000);
+        detached.stats.puts = 500;
+        detached.stats.misses = 9_500; // 5.0% hits
+        detached.stats.detached = 9_500;
+        assert_eq!(kinds(&detached), []);
+        detached.stats.misses = 9_501;
+        detached.stats.detached = 9_501;
+        assert_eq!(kinds(&detached), [AdviceKind::MayNotPay]);
+    }
+
     #[test]
     fn drops_as_full_with_a_good_hit_rate_are_no_finding() {
         let mut fine = seen(10_000);
