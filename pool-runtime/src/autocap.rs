@@ -216,6 +216,20 @@ mod tests {
         assert_eq!(auto.cap(), AUTO_CAP_FLOOR);
     }
 
+    /// A value may measure up to `usize::MAX` (`Reset::heap_bytes` of a
+    /// locked `Mutex`, which `used_bytes` falls back to): such sizes are
+    /// counted, in the top class, and a window of them raises the cap to
+    /// the ceiling at once, as any larger size does.
+    #[test]
+    fn sizes_near_usize_max_are_counted_in_the_top_class() {
+        let auto = AutoCap::new(1 << 20);
+        windows(&auto, &[10], 1);
+        assert_eq!(auto.cap(), AUTO_CAP_FLOOR);
+        windows(&auto, &[usize::MAX, (1 << (usize::BITS - 1)) + 1], 1);
+        assert_eq!(auto.cap(), 1 << 20);
+        assert_eq!(auto.common(), 1 << 20);
+    }
+
     #[test]
     fn a_small_window_between_large_ones_keeps_the_cap() {
         let auto = AutoCap::new(1 << 20);
