@@ -486,6 +486,26 @@ mod tests {
         assert_eq!(shown(usize::MAX), "16.0 EiB");
     }
 
+    /// `prefilled`, `drop_panics` and `shrunk` are appended to the line
+    /// when they are not 0 (the doc example shows them left out at 0).
+    #[test]
+    fn the_line_appends_the_rare_counters_when_not_zero() {
+        let stats = Stats {
+            gets: 4,
+            misses: 1,
+            puts: 4,
+            prefilled: 2,
+            drop_panics: 3,
+            shrunk: 5,
+            ..Stats::default()
+        };
+        assert_eq!(
+            stats.to_string(),
+            "gets=4 hit_rate=75.0% misses=1 puts=4 dropped(oversize=0 full=0 panic=0 idle=0) \
+             detached=0 retained=0 (0 B) prefilled=2 drop_panics=3 shrunk=5"
+        );
+    }
+
     /// The other derived figures (`held`, `unaccounted`, `hit_rate`) take
     /// any counters; this one overflowed (a panic in a debug build).
     #[test]
