@@ -506,6 +506,59 @@ mod tests {
         );
     }
 
+    /// `add` (a `BufferPool`'s totals, and `export_metrics`' sum of the
+    /// pools that share a name) adds every counter, each into its own.
+    #[test]
+    fn add_sums_every_counter_into_its_own() {
+        // Distinct powers of two, so that a counter added into another, or
+        // left out, shows.
+        let one = Stats {
+            gets: 1,
+            misses: 1 << 1,
+            puts: 1 << 2,
+            dropped_oversize: 1 << 3,
+            shrunk: 1 << 4,
+            dropped_full: 1 << 5,
+            dropped_panic: 1 << 6,
+            dropped_idle: 1 << 7,
+            detached: 1 << 8,
+            retained: 1 << 9,
+            retained_bytes: 1 << 10,
+            drop_panics: 1 << 11,
+            prefilled: 1 << 12,
+            external: 1 << 13,
+        };
+        let mut total = one;
+        total.add(&one);
+        let twice = Stats {
+            gets: 2,
+            misses: 1 << 2,
+            puts: 1 << 3,
+            dropped_oversize: 1 << 4,
+            shrunk: 1 << 5,
+            dropped_full: 1 << 6,
+            dropped_panic: 1 << 7,
+            dropped_idle: 1 << 8,
+            detached: 1 << 9,
+            retained: 1 << 10,
+            retained_bytes: 1 << 11,
+            drop_panics: 1 << 12,
+            prefilled: 1 << 13,
+            external: 1 << 14,
+        };
+        assert_eq!(total, twice);
+        let mut from_zero = Stats::default();
+        from_zero.add(&one);
+        assert_eq!(from_zero, one);
+        // Bytes saturate, as values that measure `usize::MAX` can reach.
+        let huge = Stats {
+            retained_bytes: usize::MAX,
+            ..Stats::default()
+        };
+        total.add(&huge);
+        assert_eq!(total.retained_bytes, usize::MAX);
+    }
+
     /// The other derived figures (`held`, `unaccounted`, `hit_rate`) take
     /// any counters; this one overflowed (a panic in a debug build).
     #[test]
