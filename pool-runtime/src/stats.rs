@@ -559,6 +559,23 @@ mod tests {
         assert_eq!(total.retained_bytes, usize::MAX);
     }
 
+    /// A thread's returns beyond its gets (for `advice()`'s
+    /// `OtherThreads`) count its gets and returns on both paths, the slow
+    /// ones in its counters and the `fast` ones in its marks, and leave
+    /// out `put`s of values from outside the pool.
+    #[test]
+    fn returns_beyond_gets_count_both_paths_and_leave_out_external_puts() {
+        let counters = Counters::new();
+        counters.add_owned(Event::Get, 2);
+        counters.add_owned(Event::Put, 4);
+        counters.add_owned(Event::External, 1);
+        // 4 + 6 returns, 1 of them external: 9, beyond 2 + 3 gets by 4.
+        assert_eq!(counters.returns_beyond_gets([3, 6]), 4);
+        // As many gets as returns, or more: none beyond.
+        assert_eq!(counters.returns_beyond_gets([7, 6]), 0);
+        assert_eq!(counters.returns_beyond_gets([20, 6]), 0);
+    }
+
     /// The other derived figures (`held`, `unaccounted`, `hit_rate`) take
     /// any counters; this one overflowed (a panic in a debug build).
     #[test]
