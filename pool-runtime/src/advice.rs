@@ -547,7 +547,11 @@ mod tests {
         off.retention = 0;
         off.stats.misses = 10_000;
         off.stats.dropped_full = 10_000;
-        assert!(!kinds(&off).contains(&AdviceKind::Full), "{:?}", kinds(&off));
+        assert!(
+            !kinds(&off).contains(&AdviceKind::Full),
+            "{:?}",
+            kinds(&off)
+        );
     }
 
     /// Each rule's hit-rate and share thresholds sit where `advice()`'s
