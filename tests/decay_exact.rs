@@ -139,3 +139,34 @@ fn values_used_between_two_trims_survive_them_in_either_tier() {
     assert_idle(pool, 0, 20);
     user.exit();
 }
+
+/// How many shards a pool has here: one per CPU, at most 64.
+fn shards() -> usize {
+    thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(64)
+}
+
+/// A spill that fills one shard and goes on into the next keeps each
+/// value's age: the cache's aged values among the first shard's victims,
+/// the values returned since the trim among the next shard's current
+/// ones, so that the next trim drops the aged ones only.
+#[test]
+fn a_spill_over_two_shards_keeps_each_values_age() {
+    // Two entries per shard.
+    let pool = Pool::<Vec<u8>>::new().max_retained(LOCAL_CACHE_SIZE + 2 * shards());
+    cycle(&pool, LOCAL_CACHE_SIZE); // a full cache
+    pool.trim(); // this thread's own cache: aged at once
+    // Six taken and returned: two aged values at the bottom, six new ones.
+    cycle(&pool, LOCAL_CACHE_SIZE - 2);
+    assert_idle(&pool, LOCAL_CACHE_SIZE, 0);
+    // A return to the full cache spills its four oldest: the two aged fill
+    // the home shard, the next two go to the next shard (with one shard,
+    // they stay in the cache).
+    pool.put(Vec::new());
+    assert_idle(&pool, LOCAL_CACHE_SIZE + 1, 0);
+    pool.trim();
+    assert_idle(&pool, LOCAL_CACHE_SIZE - 1, 2);
+    pool.trim();
+    assert_idle(&pool, 0, LOCAL_CACHE_SIZE as u64 + 1);
+}
