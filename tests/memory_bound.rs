@@ -210,3 +210,28 @@ fn a_large_value_is_not_stranded_in_a_live_threads_cache() {
         assert_eq!((stats.gets, stats.misses), (2, 1), "{stats}");
     });
 }
+
+/// One thread alone keeps at most `max_retained` values, its cache and the
+/// shards, even when a spill of aged values fills a shard and goes on into
+/// the next: a shard takes no more than its room.
+#[test]
+fn a_spill_over_full_shards_keeps_one_thread_within_max_retained() {
+    let shards = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(64);
+    let max_retained = poolable::LOCAL_CACHE_SIZE + 2 * shards; // two per shard
+    let pool = Pool::<Vec<u8>>::new().max_retained(max_retained);
+    let cycle = |n: usize| drop((0..n).map(|_| pool.get()).collect::<Vec<_>>());
+    cycle(poolable::LOCAL_CACHE_SIZE);
+    pool.trim(); // the cache's values are aged
+    // Two aged values at the bottom of the cache, the next spill's first.
+    cycle(poolable::LOCAL_CACHE_SIZE - 2);
+    for _ in 0..2 * max_retained {
+        pool.put(Vec::new());
+        let stats = pool.stats();
+        assert!(stats.retained <= max_retained, "{stats}");
+    }
+    let stats = pool.stats();
+    assert_eq!(stats.retained, max_retained, "{stats}");
+    assert!(stats.is_balanced(), "{stats}");
+}
