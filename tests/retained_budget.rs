@@ -166,8 +166,18 @@ fn the_count_follows_batches_both_ways_even_past_a_large_value() {
     assert_eq!(pool.stats().retained_bytes, shared);
     assert!(shared >= 40 * VALUE, "{shared}");
 
-    // Gets on this thread refill its cache from the shards in batches.
-    let held: Vec<_> = (0..40).map(|_| pool.get()).collect();
+    // Gets on this thread refill its cache from the shards in batches. A
+    // refill stops at a large value and hands it out: none stays in this
+    // thread's cache, which holds the small ones only.
+    let mut held = Vec::new();
+    for _ in 0..40 {
+        held.push(pool.get());
+        let cached = pool.stats().retained_bytes - shared_retained_bytes();
+        assert!(
+            cached <= poolable::LOCAL_CACHE_SIZE * VALUE,
+            "{cached} bytes in this thread's cache"
+        );
+    }
     assert_eq!(pool.stats().misses, 40, "the first thread's gets, no more");
     assert_eq!(shared_retained_bytes(), 0, "every value left the count");
     drop(held);
