@@ -497,6 +497,20 @@ mod tests {
         assert_eq!(shard.cap, 2, "not below the floor");
     }
 
+    /// A return that finds the shard full doubles its capacity once, as
+    /// far as it needs: from a capacity of 1, to 2 (room for the one), not
+    /// on to 4.
+    #[test]
+    fn a_full_shard_doubles_only_as_far_as_it_needs() {
+        let shards = shards(1, 8);
+        let mut caps = Vec::new();
+        for _ in 0..8 {
+            assert!(push(&shards));
+            caps.push(lock(&shards.shards[0]).cap);
+        }
+        assert_eq!(caps, [1, 2, 4, 4, 8, 8, 8, 8]);
+    }
+
     #[test]
     fn a_fixed_shard_does_not_grow() {
         let shards = shards(2, 2);
