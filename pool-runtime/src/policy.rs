@@ -343,5 +343,8 @@ mod tests {
         let limits = Limits::resolve(Policy::DEFAULT, 2, MAX_CACHED_SIZE + 1);
         assert_eq!(limits.local_cap, 0);
         assert_eq!(limits.shard_caps.iter().sum::<usize>(), 64);
+        // A type of exactly the limit keeps its thread caches.
+        let limits = Limits::resolve(Policy::DEFAULT, 2, MAX_CACHED_SIZE);
+        assert_eq!(limits.local_cap, LOCAL_CACHE_SIZE);
     }
 }
