@@ -73,6 +73,18 @@ fn chaos_drops_about_one_return_in_four() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
+fn any_other_value_pools_as_usual() {
+    // Only `off` and `chaos`, exactly: any other value is the normal mode.
+    if in_child("any_other_value_pools_as_usual", &[("POOLABLE", "CHAOS")]) {
+        let pool = Pool::<Counted>::new();
+        churn(&pool);
+        let stats = pool.stats();
+        assert_eq!((stats.misses, stats.dropped_full), (1, 0), "{stats}");
+    }
+}
+
+#[test]
 fn without_the_variable_nothing_is_dropped() {
     // The control for the two above (this process runs without `POOLABLE`,
     // unless the whole suite was started with it).
