@@ -493,7 +493,16 @@ fn panic_in_field_drop_at_thread_exit_does_not_abort_the_process() {
             let mut job = pool.get();
             job.bomb.armed = true;
         });
-        let _ = worker.join();
+        worker.join().unwrap();
+        // The value was dropped at the thread's exit (no room), and its
+        // panic caught and counted.
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.drop_panics, stats.dropped_full, stats.retained),
+            (1, 1, 0),
+            "{stats}"
+        );
+        assert_balanced(stats, 0, 0);
     }
 }
 
