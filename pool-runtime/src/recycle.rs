@@ -1423,6 +1423,27 @@ mod tests {
         );
     }
 
+    /// A value whose `heap_bytes` says "cannot be measured" (`usize::MAX`,
+    /// "too big to keep") when its flag is set.
+    #[derive(Default)]
+    struct Unmeasurable {
+        buf: String,
+        unmeasurable: bool,
+    }
+
+    impl Reset for Unmeasurable {
+        fn reset(&mut self) {
+            self.buf.clear();
+        }
+        fn heap_bytes(&self) -> usize {
+            if self.unmeasurable {
+                usize::MAX
+            } else {
+                self.buf.capacity()
+            }
+        }
+    }
+
     /// A spare that cannot be measured (`heap_bytes` is `usize::MAX`, "too
     /// big to keep") does not hide the others: once it is gone, the total
     /// is what the spares left hold. Here the pool's `Oversize::Shrink`
@@ -1430,24 +1451,7 @@ mod tests {
     /// (which the total, saturated, had lost count of).
     #[test]
     fn an_unmeasurable_spare_leaving_does_not_hide_the_others() {
-        #[derive(Default)]
-        struct Shared {
-            buf: String,
-            unmeasurable: bool,
-        }
-        impl Reset for Shared {
-            fn reset(&mut self) {
-                self.buf.clear();
-            }
-            fn heap_bytes(&self) -> usize {
-                if self.unmeasurable {
-                    usize::MAX
-                } else {
-                    self.buf.capacity()
-                }
-            }
-        }
-        let mut v: RecycleVec<Shared> = RecycleVec::new();
+        let mut v: RecycleVec<Unmeasurable> = RecycleVec::new();
         v.push_reset().buf.reserve_exact(1 << 20);
         v.push_reset().unmeasurable = true;
         v.reset();
@@ -1458,11 +1462,11 @@ mod tests {
         assert!(v.heap_bytes() <= 4096);
 
         // The same through `push_reset` and `push`, which take spares out.
-        let mut v: RecycleVec<Shared> = RecycleVec::new();
+        let mut v: RecycleVec<Unmeasurable> = RecycleVec::new();
         v.push_reset().unmeasurable = true;
         v.push_reset().buf.reserve_exact(1 << 20);
         v.reset();
-        v.push(Shared::default()); // in place of the unmeasurable spare
+        v.push(Unmeasurable::default()); // in place of the unmeasurable spare
         v.reset();
         assert!(v.heap_bytes() >= 1 << 20, "{}", v.heap_bytes());
     }
@@ -1610,26 +1614,7 @@ mod tests {
                 + v.items.iter().map(Reset::heap_bytes).sum::<usize>()
         }
 
-        /// A spare that cannot be measured, into which deserializing fails.
-        #[derive(Default)]
-        struct Unmeasurable {
-            buf: String,
-            unmeasurable: bool,
-        }
-
-        impl Reset for Unmeasurable {
-            fn reset(&mut self) {
-                self.buf.clear();
-            }
-            fn heap_bytes(&self) -> usize {
-                if self.unmeasurable {
-                    usize::MAX
-                } else {
-                    self.buf.capacity()
-                }
-            }
-        }
-
+        /// Deserializing into it fails.
         impl<'de> Deserialize<'de> for Unmeasurable {
             fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
                 Err(serde::de::Error::custom("never"))
