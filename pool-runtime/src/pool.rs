@@ -159,9 +159,16 @@ impl PoolCore {
             meta.kind,
             meta.check,
         ));
-        registry::register(&storage);
+        let made = Arc::as_ptr(&storage);
+        #[cfg(all(test, not(poolable_loom)))]
+        tests::before_publish();
         let storage = self.storage.set(storage);
-        // After the race: every thread that got here copies the winner's key.
+        // After the race: only the winner lists its storage (a loser's,
+        // listed, would show the pool twice until it is dropped), and every
+        // thread that got here copies the winner's key.
+        if core::ptr::eq(Arc::as_ptr(storage), made) {
+            registry::register(storage);
+        }
         self.key.set(&storage.key);
         storage
     }
@@ -1159,7 +1166,48 @@ impl<T: 'static> core::fmt::Debug for Pool<T> {
 #[cfg(all(test, not(poolable_loom)))]
 mod tests {
     use super::*;
+    use std::cell::Cell;
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    std::thread_local! {
+        /// What this thread runs in its next `init_storage`, between
+        /// making the storage and publishing it.
+        static BEFORE_PUBLISH: Cell<Option<Box<dyn FnOnce()>>> = const { Cell::new(None) };
+    }
+
+    pub(super) fn before_publish() {
+        if let Some(run) = BEFORE_PUBLISH.take() {
+            run();
+        }
+    }
+
+    /// Two threads race a pool's first use, and the one that made its
+    /// storage first publishes it last: the pool is listed once, before the
+    /// race is decided and after. (Both storages were listed until the
+    /// loser's was dropped: `pools()` showed the pool twice, one of them
+    /// with no counts.)
+    #[test]
+    fn a_first_use_race_lists_the_pool_once() {
+        const NAME: &str = "pool::tests::first-use-race";
+        static POOL: Pool<Vec<u8>> = Pool::new().name(NAME);
+        let listed = || {
+            registry::pools()
+                .iter()
+                .filter(|p| p.name() == NAME)
+                .count()
+        };
+        let during = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let seen = std::sync::Arc::clone(&during);
+        BEFORE_PUBLISH.set(Some(Box::new(move || {
+            // The other thread makes, lists and publishes its storage first.
+            std::thread::spawn(|| drop(POOL.get())).join().unwrap();
+            *seen.lock().unwrap() = Some(listed());
+        })));
+        drop(POOL.get());
+        assert_eq!(*during.lock().unwrap(), Some(1), "listed during the race");
+        assert_eq!(listed(), 1, "listed after it");
+        assert_eq!(POOL.stats().gets, 2, "{}", POOL.stats());
+    }
 
     /// A pool whose key is past the table's mirror (more pools in use than
     /// it has entries) leases from its thread cache too, and its returns
