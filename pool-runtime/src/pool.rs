@@ -159,16 +159,21 @@ impl PoolCore {
             meta.kind,
             meta.check,
         ));
+        // Registered before it is published, so that `trim_all` and
+        // `clear_all` reach every storage a value can be in; listed by
+        // `pools()` only once it has won the race (a loser's would show the
+        // pool twice until it is dropped).
+        registry::register(&storage);
         let made = Arc::as_ptr(&storage);
         #[cfg(all(test, not(poolable_loom)))]
-        tests::before_publish();
+        tests::hook(tests::Stage::Made);
         let storage = self.storage.set(storage);
-        // After the race: only the winner lists its storage (a loser's,
-        // listed, would show the pool twice until it is dropped), and every
-        // thread that got here copies the winner's key.
+        #[cfg(all(test, not(poolable_loom)))]
+        tests::hook(tests::Stage::Published);
         if core::ptr::eq(Arc::as_ptr(storage), made) {
-            registry::register(storage);
+            registry::list(storage);
         }
+        // After the race: every thread that got here copies the winner's key.
         self.key.set(&storage.key);
         storage
     }
@@ -1169,15 +1174,26 @@ mod tests {
     use std::cell::Cell;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    std::thread_local! {
-        /// What this thread runs in its next `init_storage`, between
-        /// making the storage and publishing it.
-        static BEFORE_PUBLISH: Cell<Option<Box<dyn FnOnce()>>> = const { Cell::new(None) };
+    /// A point of `init_storage` where a test can step in.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Stage {
+        /// The storage is made (and registered), not yet published.
+        Made,
+        /// The race to publish is decided, the winner not yet listed.
+        Published,
     }
 
-    pub(super) fn before_publish() {
-        if let Some(run) = BEFORE_PUBLISH.take() {
-            run();
+    /// What a thread runs at a stage of its next `init_storage`.
+    type Hook = Option<(Stage, Box<dyn FnOnce()>)>;
+
+    std::thread_local! {
+        static HOOK: Cell<Hook> = const { Cell::new(None) };
+    }
+
+    pub(super) fn hook(stage: Stage) {
+        match HOOK.take() {
+            Some((at, run)) if at == stage => run(),
+            other => HOOK.set(other),
         }
     }
 
@@ -1198,15 +1214,49 @@ mod tests {
         };
         let during = std::sync::Arc::new(std::sync::Mutex::new(None));
         let seen = std::sync::Arc::clone(&during);
-        BEFORE_PUBLISH.set(Some(Box::new(move || {
-            // The other thread makes, lists and publishes its storage first.
-            std::thread::spawn(|| drop(POOL.get())).join().unwrap();
-            *seen.lock().unwrap() = Some(listed());
-        })));
+        HOOK.set(Some((
+            Stage::Made,
+            Box::new(move || {
+                // The other thread makes, publishes and lists its storage first.
+                std::thread::spawn(|| drop(POOL.get())).join().unwrap();
+                *seen.lock().unwrap() = Some(listed());
+            }),
+        )));
         drop(POOL.get());
         assert_eq!(*during.lock().unwrap(), Some(1), "listed during the race");
         assert_eq!(listed(), 1, "listed after it");
         assert_eq!(POOL.stats().gets, 2, "{}", POOL.stats());
+    }
+
+    /// A pool that another thread has published and not yet listed is
+    /// still reached by `clear_all`: a value made idle in that window is not
+    /// handed out after it. (Registering only the winner, after the race,
+    /// left such a storage out of the list that `clear_all` steps.)
+    #[test]
+    fn clear_all_reaches_a_pool_published_and_not_yet_listed() {
+        let _every_pool = registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        static POOL: Pool<Vec<u8>> = Pool::new();
+        HOOK.set(Some((
+            Stage::Published,
+            Box::new(|| {
+                // A value idle in the shards once its thread has exited.
+                std::thread::spawn(|| POOL.get().reserve_exact(64))
+                    .join()
+                    .unwrap();
+                registry::clear_all();
+            }),
+        )));
+        let got = POOL.get();
+        assert_eq!(
+            got.capacity(),
+            0,
+            "a value idle before clear_all handed out"
+        );
+        drop(got);
+        let stats = POOL.stats();
+        assert_eq!((stats.dropped_idle, stats.misses), (1, 2), "{stats}");
     }
 
     /// A pool whose key is past the table's mirror (more pools in use than

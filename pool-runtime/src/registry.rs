@@ -45,6 +45,10 @@ struct Entry {
     /// Whether the pool was dropped ([`retire`]): its counts are then
     /// among the registry's `dropped`, with the `metrics` feature.
     retired: bool,
+    /// Whether the storage is the pool's ([`list`]): one made by a thread
+    /// that lost the race to publish it is registered, for the steps of
+    /// every pool, but not listed, so that no reading shows the pool twice.
+    listed: bool,
 }
 
 fn registry() -> MutexGuard<'static, Registry> {
@@ -63,13 +67,36 @@ fn live() -> Vec<Arc<dyn AnyStorage>> {
         .collect()
 }
 
-/// Record a pool's storage for `trim_all`; called once, on first use.
+/// [`live`], less the storages that lost the race to be their pool's.
+fn listed() -> Vec<Arc<dyn AnyStorage>> {
+    let registry = registry();
+    registry
+        .pools
+        .iter()
+        .filter(|p| p.listed)
+        .filter_map(|p| p.pool.upgrade())
+        .collect()
+}
+
+/// Record a storage for `trim_all`, when a thread has made it on a pool's
+/// first use and before it races to publish it: a storage that can hold
+/// values is always in the list the steps of every pool go through.
 pub(crate) fn register(storage: &Arc<Storage>) {
     let pool: Weak<Storage> = Arc::downgrade(storage);
     registry().pools.push(Entry {
         pool,
         retired: false,
+        listed: false,
     });
+}
+
+/// The storage won the race to be its pool's: [`pools`] lists it.
+pub(crate) fn list(storage: &Arc<Storage>) {
+    for entry in &mut registry().pools {
+        if core::ptr::addr_eq(entry.pool.as_ptr(), Arc::as_ptr(storage)) {
+            entry.listed = true;
+        }
+    }
 }
 
 /// The pool of `storage` is dropped, and had `counted` (`Core::close`):
@@ -110,7 +137,7 @@ pub(crate) fn live_and_dropped() -> (Vec<Arc<dyn AnyStorage>>, Dropped) {
     let live = registry
         .pools
         .iter()
-        .filter(|p| !p.retired)
+        .filter(|p| p.listed && !p.retired)
         .filter_map(|p| p.pool.upgrade())
         .collect();
     (live, registry.dropped.clone())
@@ -295,7 +322,7 @@ pub fn clear_all() {
 /// ```
 #[must_use]
 pub fn pools() -> Vec<PoolInfo> {
-    live()
+    listed()
         .into_iter()
         .filter(|pool| !pool.core().is_closed())
         .map(|storage| PoolInfo { storage })
