@@ -547,6 +547,21 @@ fn heap_bytes_does_not_count_skip_default_or_with_fields_without_a_path() {
     assert_eq!(big.heap_bytes(), small.heap_bytes());
 }
 
+#[test]
+fn used_bytes_adds_the_plain_fields_to_the_measured_ones() {
+    let mut v = measured();
+    v.bytes.extend_from_slice(&[1, 2, 3]);
+    v.words.push(7);
+    v.text.push_str("ab");
+    // The plain fields' lengths (3 bytes, one u64, 2 bytes), then what the
+    // two `heap_bytes` paths measure; `skip`, `default` and `with` fields
+    // without a path add nothing.
+    assert_eq!(
+        v.used_bytes(),
+        3 + 8 + 2 + measure_config(&v.config) + measure_level(&v.level)
+    );
+}
+
 // ---------------------------------------------------------------- generics
 
 #[derive(Reset, Debug, Default, PartialEq)]
