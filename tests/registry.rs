@@ -134,6 +134,21 @@ fn the_report_has_a_line_per_pool() {
 }
 
 #[test]
+fn a_pool_info_debugs_as_its_name_and_stats() {
+    static DEBUGGED: Pool<String> = Pool::new().name("registry-test-debugged");
+    drop(DEBUGGED.get());
+    let info = pools()
+        .into_iter()
+        .find(|p| p.name() == "registry-test-debugged")
+        .expect("the pool is listed");
+    let debug = format!("{info:?}");
+    assert!(
+        debug.starts_with(r#"PoolInfo { name: "registry-test-debugged", stats: Stats { gets: 1,"#),
+        "{debug}"
+    );
+}
+
+#[test]
 fn the_report_lists_pools_by_name_and_a_buffer_pools_classes_by_capacity() {
     static SIZES: BufferPool = BufferPool::new()
         .name("registry-test-sizes")
