@@ -240,6 +240,11 @@ fn the_report_prints_the_advice_under_the_pools() {
         .position(|line| line.starts_with("advice: "))
         .unwrap();
     assert!(pool_line < first_advice && first_advice <= advice_line);
+    assert_eq!(
+        lines[first_advice - 1],
+        "",
+        "a blank line between the pools and the advice: {report}"
+    );
     assert!(
         lines[first_advice..]
             .iter()
