@@ -10,8 +10,9 @@ mod common {
 use common::serial::alone;
 use poolable::trimmer::MemoryPressure;
 use poolable::{LOCAL_CACHE_SIZE, Pool, Stats};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Start a trimmer whose pressure check answers `pressure` (through the
@@ -127,5 +128,67 @@ fn a_trimmer_dropped_on_its_own_thread_stops_without_a_panic() {
     assert!(
         matches!(dropped, Ok(Ok(()))),
         "Trimmer::drop panicked or did not run"
+    );
+}
+
+/// `stop` waits for the thread to end: for the tick under way (here, a
+/// pressure check that takes its time), then for the thread's state, the
+/// check itself included, to be dropped.
+#[test]
+fn stop_returns_once_the_thread_has_ended() {
+    let _alone = alone();
+    /// Set when the check, which owns it, is dropped with the thread.
+    struct SetOnDrop(Arc<AtomicBool>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let ended = Arc::new(AtomicBool::new(false));
+    let owned = SetOnDrop(Arc::clone(&ended));
+    let (entered, enter) = sync_channel::<()>(1);
+    // Never sent on: the check waits out its timeout.
+    let (_never, never) = sync_channel::<()>(0);
+    let trimmer = poolable::trimmer::builder()
+        .interval(Duration::from_millis(1))
+        .on_memory_pressure(move || {
+            let _owned = &owned;
+            let _ = entered.try_send(());
+            let _ = never.recv_timeout(Duration::from_millis(200));
+            false
+        })
+        .spawn()
+        .unwrap();
+    enter.recv().unwrap();
+    // The check is under way: `stop` waits for it, then for the thread.
+    trimmer.stop();
+    assert!(
+        ended.load(Ordering::SeqCst),
+        "stop returned before the trimmer's thread ended"
+    );
+}
+
+/// A detached trimmer keeps running without its handle. Its pressure
+/// check reports the first tick, then holds the thread for good: no trim
+/// ever runs, so the other tests' pools are left alone.
+#[test]
+fn a_detached_trimmer_keeps_running() {
+    let _alone = alone();
+    let (ticked, tick) = sync_channel::<()>(0);
+    poolable::trimmer::builder()
+        .interval(Duration::from_millis(20))
+        .on_memory_pressure(move || {
+            let _ = ticked.send(());
+            loop {
+                std::thread::park();
+            }
+        })
+        .spawn()
+        .unwrap()
+        .detach();
+    // A stopped thread would drop the check, and its sender with it.
+    assert!(
+        tick.recv().is_ok(),
+        "the trimmer's thread ended when its handle was detached"
     );
 }
