@@ -349,4 +349,34 @@ mod tests {
         assert_eq!(psi_some_avg10(psi), Some(12.5));
         assert_eq!(psi_some_avg10("full avg10=1.00"), None);
     }
+
+    #[test]
+    fn a_builder_debugs_as_its_interval_and_whether_it_checks_pressure() {
+        assert_eq!(
+            format!("{:?}", builder()),
+            "Builder { interval: 30s, on_memory_pressure: false }"
+        );
+        let checked = builder()
+            .interval(Duration::from_millis(5))
+            .on_memory_pressure(|| false);
+        assert_eq!(
+            format!("{checked:?}"),
+            "Builder { interval: 5ms, on_memory_pressure: true }"
+        );
+    }
+
+    /// The `bool` reading is the level's `High`, read between two readings
+    /// of the level that agree (the host's pressure may change meanwhile).
+    #[test]
+    #[cfg_attr(miri, ignore = "reads files, which Miri's isolation forbids")]
+    fn system_memory_pressure_is_the_high_level() {
+        loop {
+            let level = system_memory_pressure_level();
+            let high = system_memory_pressure();
+            if system_memory_pressure_level() == level {
+                assert_eq!(high, level == MemoryPressure::High, "{level:?}");
+                return;
+            }
+        }
+    }
 }
