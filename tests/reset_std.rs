@@ -194,6 +194,51 @@ fn atomic_ptr_resets_to_null() {
     assert_eq!(v.heap_bytes(), 0);
 }
 
+/// Each impl with an `is_reset` of its own tells a dirty value from a
+/// reset one (a pool asks it after every reset in debug builds).
+#[test]
+fn std_values_tell_whether_they_are_reset() {
+    #[track_caller]
+    fn tells<T: Reset>(mut dirty: T) {
+        let name = std::any::type_name::<T>();
+        assert!(!dirty.is_reset(), "{name}: dirty");
+        dirty.reset();
+        assert!(dirty.is_reset(), "{name}: reset");
+    }
+    tells(String::from("x"));
+    tells(vec![1_u8]);
+    tells(VecDeque::from([1_u8]));
+    tells(BinaryHeap::from([1_u8]));
+    tells(HashMap::from([(1_u8, 1_u8)]));
+    tells(HashSet::from([1_u8]));
+    tells(BTreeMap::from([(1_u8, 1_u8)]));
+    tells(BTreeSet::from([1_u8]));
+    tells(LinkedList::from([1_u8]));
+    tells(Some(1_u8));
+    tells(Box::new(1_u8));
+    tells([0_u8, 1]);
+    tells(Wrapping(vec![1_u8]));
+    let mut target = 5_u32;
+    tells(atomic::AtomicPtr::new(&mut target as *mut u32));
+}
+
+/// The contents a value holds now, before its reset, through the impls
+/// that measure their own (a `Box` counts the value it holds, as its heap).
+#[test]
+fn std_values_measure_what_they_use() {
+    assert_eq!(BinaryHeap::from([1_u32, 2, 3]).used_bytes(), 3 * 4);
+    let boxed = Box::new(vec![1_u8, 2, 3]);
+    assert_eq!(boxed.used_bytes(), size_of::<Vec<u8>>() + 3);
+    assert_eq!([vec![1_u8, 2], vec![3]].used_bytes(), 3);
+}
+
+#[test]
+fn wrapping_reserves_through_its_value() {
+    let mut wrapped = Wrapping(Vec::<u8>::new());
+    wrapped.reserve_heap(100);
+    assert!(wrapped.0.capacity() >= 100, "{}", wrapped.0.capacity());
+}
+
 // ---------------------------------------------------------------- collections
 
 #[test]
@@ -795,6 +840,43 @@ fn shrink_leaves_a_smaller_capacity_alone() {
     let mut s = String::with_capacity(4);
     Shrink::shrink_to(&mut s, 64);
     assert_eq!(s.capacity(), 4);
+}
+
+#[test]
+fn shrink_leaves_a_hash_table_at_the_limit_alone() {
+    let mut m = HashMap::<u32, u32>::with_capacity(100);
+    m.insert(1, 1);
+    let cap = m.capacity();
+    Shrink::shrink_to(&mut m, cap);
+    assert_eq!(m.capacity(), cap);
+    let mut s = HashSet::<u32>::with_capacity(100);
+    s.insert(1);
+    let cap = s.capacity();
+    Shrink::shrink_to(&mut s, cap);
+    assert_eq!(s.capacity(), cap);
+}
+
+/// A hash table's heap counts a control byte beside each entry: in what
+/// it measures, and in what it keeps when shrunk to a cap.
+#[test]
+fn hash_tables_count_a_control_byte_per_entry() {
+    let m = HashMap::<u64, u32>::with_capacity(100);
+    assert_eq!(m.heap_bytes(), m.capacity() * (16 + 1));
+    let s = HashSet::<u16>::with_capacity(100);
+    assert_eq!(s.heap_bytes(), s.capacity() * (2 + 1));
+    // 900 bytes: 52 entries of 17 bytes, which the table's capacities
+    // (7/8 of a power of two buckets: 28, 56, ...) round down to 28; a
+    // table of 56 would not fit.
+    let mut m = HashMap::<u64, u64>::with_capacity(4096);
+    m.shrink_heap(900);
+    assert!(m.heap_bytes() <= 900, "{}", m.heap_bytes());
+}
+
+#[test]
+fn a_binary_heap_shrinks_to_its_cap() {
+    let mut h = BinaryHeap::<u32>::with_capacity(1000);
+    h.shrink_heap(40);
+    assert!(h.heap_bytes() <= 40, "{}", h.heap_bytes());
 }
 
 #[test]
