@@ -612,8 +612,9 @@ mod tests {
             fn $name() {
                 let mut c: $ty = $make;
                 let cap = c.capacity();
+                assert!(!c.is_reset());
                 c.reset();
-                assert!(c.is_empty());
+                assert!(c.is_empty() && c.is_reset());
                 assert_eq!(c.capacity(), cap);
             }
         )*};
@@ -661,9 +662,19 @@ mod tests {
             let mut b = BytesMut::with_capacity(256);
             b.put_slice(b"secret");
             let cap = b.capacity();
+            assert!(!b.is_reset());
             b.reset();
-            assert!(b.is_empty());
+            assert!(b.is_empty() && b.is_reset());
             assert_eq!(b.capacity(), cap);
+        }
+
+        #[test]
+        fn shrink_heap_leaves_a_buffer_that_fits_alone() {
+            let mut b = BytesMut::with_capacity(64);
+            b.put_slice(b"data");
+            let (cap, ptr) = (b.capacity(), b.as_ptr());
+            b.shrink_heap(4096);
+            assert_eq!((b.capacity(), b.as_ptr()), (cap, ptr));
         }
 
         #[test]
@@ -772,8 +783,9 @@ mod tests {
         fn reset_clears_and_keeps_spilled_capacity() {
             let mut v: SmallVec<[u32; 2]> = (0..100).collect();
             let cap = v.capacity();
+            assert!(!v.is_reset());
             v.reset();
-            assert!(v.is_empty());
+            assert!(v.is_empty() && v.is_reset());
             assert_eq!(v.capacity(), cap);
             assert!(v.spilled());
         }
@@ -954,6 +966,11 @@ mod tests {
         let mut map = hashbrown::HashMap::<u64, u64>::with_capacity(4096);
         map.insert(1, 2);
         measures_and_shrinks(map, size_of::<(u64, u64)>() + 1, 1000);
+        // A cap that a table of 56 entries (64 buckets) passes only when
+        // each entry counts its control byte: it must shrink to 28.
+        let mut map = hashbrown::HashMap::<u64, u64>::with_capacity(4096);
+        map.insert(1, 2);
+        measures_and_shrinks(map, size_of::<(u64, u64)>() + 1, 900);
         let mut set = hashbrown::HashSet::<u64>::with_capacity(4096);
         set.insert(1);
         measures_and_shrinks(set, size_of::<u64>() + 1, 1000);
