@@ -3,7 +3,7 @@
 //! and `max_bytes` bound what is kept, a panicking element reset exposes
 //! nothing, and a model check against `Vec`.
 
-use poolable::{Poolable, RecycleOption, RecycleVec, Reset};
+use poolable::{Poolable, RecycleOption, RecycleVec, Reset, Shrink};
 use proptest::prelude::*;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -41,8 +41,9 @@ fn shows_secret(v: &RecycleVec<(String, String)>) -> bool {
 #[test]
 fn a_reset_vector_shows_nothing_through_slices_iter_or_debug() {
     let mut v = with_secrets(3, 0);
+    assert!(!v.is_reset());
     v.reset();
-    assert!(v.is_empty());
+    assert!(v.is_empty() && v.is_reset());
     assert_eq!(v.len(), 0);
     assert!(v.as_slice().is_empty() && v[..].is_empty());
     assert_eq!(v.iter().count(), 0);
@@ -101,6 +102,61 @@ fn a_reset_option_shows_nothing() {
     assert_eq!(q.clone().get_or_insert_reset(), "");
     assert_eq!(q.take(), None);
     assert_eq!(Option::<String>::from(q), None);
+}
+
+/// Measured as the trait's default does: its used bytes are its heap bytes,
+/// also once reset.
+#[derive(Default)]
+struct Held(String);
+
+impl Reset for Held {
+    fn reset(&mut self) {
+        self.0.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.0.capacity()
+    }
+}
+
+#[test]
+fn an_option_tells_measures_and_shrinks_what_it_holds() {
+    let mut q = RecycleOption::from(Some(String::with_capacity(4096)));
+    q.get_mut().expect("a live value").push_str("abc");
+    assert!(q.is_some() && !q.is_none() && !q.is_reset());
+    assert_eq!(q.used_bytes(), 3);
+    q.reset();
+    assert!(q.is_none() && q.is_reset());
+    assert_eq!(q.used_bytes(), 0);
+    assert!(q.heap_bytes() >= 4096, "the buffer is kept");
+    q.shrink_heap(64);
+    assert!(q.heap_bytes() <= 64, "{}", q.heap_bytes());
+
+    let mut q = RecycleOption::from(Some(Vec::<u8>::with_capacity(4096)));
+    Shrink::shrink_to(&mut q, 10);
+    assert!(q.get().expect("a live value").capacity() <= 10);
+
+    // A value kept after a reset is not in use, whatever it measures.
+    let mut held = RecycleOption::from(Some(Held(String::with_capacity(64))));
+    assert_eq!(held.used_bytes(), 64);
+    held.clear();
+    assert_eq!(held.used_bytes(), 0);
+}
+
+#[test]
+fn a_vector_shrinks_its_live_elements_when_dropping_spares_is_not_enough() {
+    let mut v: RecycleVec<Vec<u8>> = RecycleVec::new();
+    v.push(Vec::with_capacity(1 << 20));
+    v.shrink_heap(4096);
+    assert_eq!(v.len(), 1);
+    assert!(v.heap_bytes() <= 4096, "{}", v.heap_bytes());
+}
+
+#[test]
+fn a_vector_at_its_cap_keeps_its_spares() {
+    let mut v = with_secrets(1, 3);
+    let (bytes, spares) = (v.heap_bytes(), v.spare_len());
+    v.shrink_heap(bytes);
+    assert_eq!((v.heap_bytes(), v.spare_len()), (bytes, spares));
 }
 
 #[test]
