@@ -953,3 +953,76 @@ fn a_burst_past_the_thread_cache_reuses_every_value() {
     );
     assert_balanced(stats, 0, 0);
 }
+
+// ---------------------------------------------------------------------------
+// A guard forwards to its value.
+
+/// A guard does what its value does, through its own impls: debug
+/// formatting, `io::Write` and `io::Read`, `fmt::Write`.
+#[test]
+fn a_guard_formats_writes_and_reads_as_its_value() {
+    use std::collections::VecDeque;
+    use std::fmt;
+    use std::io::{self, IoSlice, IoSliceMut, Read as _};
+    let _gate = shared_gate();
+
+    let bufs: Pool<Vec<u8>> = Pool::new();
+    let mut buf = bufs.get();
+    assert_eq!(io::Write::write(&mut buf, b"ab").unwrap(), 2);
+    let parts = [IoSlice::new(b"cd"), IoSlice::new(b"e")];
+    assert_eq!(io::Write::write_vectored(&mut buf, &parts).unwrap(), 3);
+    io::Write::write_all(&mut buf, b"f").unwrap();
+    io::Write::flush(&mut buf).unwrap();
+    assert_eq!(&buf[..], b"abcdef");
+    assert_eq!(format!("{buf:?}"), format!("{:?}", b"abcdef".to_vec()));
+
+    /// A writer whose `flush` does something (a `Vec`'s does nothing).
+    #[derive(Default)]
+    struct Flushed(bool);
+    impl Reset for Flushed {
+        fn reset(&mut self) {
+            self.0 = false;
+        }
+    }
+    impl io::Write for Flushed {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.0 = true;
+            Ok(())
+        }
+    }
+    let writers: Pool<Flushed> = Pool::new();
+    let mut writer = writers.get();
+    io::Write::flush(&mut writer).unwrap();
+    assert!(writer.0, "flushed through the guard");
+
+    let queues: Pool<VecDeque<u8>> = Pool::new();
+    let mut queue = queues.get();
+    queue.extend(b"0123456789");
+    let mut two = [0; 2];
+    assert_eq!(queue.read(&mut two).unwrap(), 2);
+    let (mut three, mut more) = ([0; 3], [0; 1]);
+    let mut parts = [IoSliceMut::new(&mut three), IoSliceMut::new(&mut more)];
+    assert_eq!(queue.read_vectored(&mut parts).unwrap(), 3);
+    let mut exact = [0; 2];
+    queue.read_exact(&mut exact).unwrap();
+    let mut rest = Vec::new();
+    assert_eq!(queue.read_to_end(&mut rest).unwrap(), 3);
+    assert_eq!(
+        (two, three, exact, &rest[..]),
+        (*b"01", *b"234", *b"56", &b"789"[..])
+    );
+    queue.extend(b"xyz");
+    let mut text = String::new();
+    assert_eq!(queue.read_to_string(&mut text).unwrap(), 3);
+    assert_eq!(text, "xyz");
+
+    let lines: Pool<String> = Pool::new();
+    let mut line = lines.get();
+    fmt::Write::write_str(&mut line, "ab").unwrap();
+    fmt::Write::write_char(&mut line, 'c').unwrap();
+    fmt::Write::write_fmt(&mut line, format_args!("{}", 1)).unwrap();
+    assert_eq!(*line, "abc1");
+}
