@@ -292,6 +292,39 @@ fn clone_eq_and_hash_see_only_live_elements() {
     assert_eq!(Vec::from(a), ["x"]);
 }
 
+/// Each comparison tells equal live elements from different ones; the
+/// slice views show the live elements; an option hashes as its `Option`.
+#[test]
+fn comparisons_views_and_option_hash_see_the_live_values() {
+    let mut v: RecycleVec<u8> = [1_u8, 2, 3, 9].into_iter().collect();
+    v.truncate(3);
+    let same: RecycleVec<u8> = [1_u8, 2, 3].into_iter().collect();
+    let other: RecycleVec<u8> = [1_u8, 2].into_iter().collect();
+    assert!(v == same && v != other);
+    assert!(v == [1_u8, 2, 3][..] && v != [1_u8, 2, 9][..]);
+    let (slice, other_slice): (&[u8], &[u8]) = (&[1, 2, 3], &[1, 2, 9]);
+    assert!(v == slice && v != other_slice);
+    assert!(v == [1_u8, 2, 3] && v != [1_u8, 2, 9]);
+    assert!(v == vec![1_u8, 2, 3] && v != vec![1_u8, 2, 3, 9]);
+    assert_eq!(AsRef::<[u8]>::as_ref(&v), [1, 2, 3]);
+    AsMut::<[u8]>::as_mut(&mut v)[0] = 7;
+    assert_eq!(v, [7, 2, 3]);
+
+    let one = RecycleOption::from(Some(1_u8));
+    let (one_again, two) = (
+        RecycleOption::from(Some(1_u8)),
+        RecycleOption::from(Some(2_u8)),
+    );
+    assert!(one == one_again && one != two);
+    assert!(one == Some(1) && one != Some(2));
+    let hash_of = |value: &dyn Fn(&mut DefaultHasher)| {
+        let mut h = DefaultHasher::new();
+        value(&mut h);
+        h.finish()
+    };
+    assert_eq!(hash_of(&|h| one.hash(h)), hash_of(&|h| Some(1_u8).hash(h)));
+}
+
 #[test]
 fn iterators_and_extend_work_on_the_live_elements() {
     let mut v: RecycleVec<u32> = (1..=4).collect();
