@@ -1470,7 +1470,7 @@ mod tests {
         v.reset();
         let heap = v.heap_bytes();
         assert!((1 << 20..usize::MAX).contains(&heap), "{heap}");
-        let mut v: RecycleVec<Shared> = RecycleVec::new();
+        let mut v: RecycleVec<Unmeasurable> = RecycleVec::new();
         v.push_reset().unmeasurable = true;
         v.push_reset().buf.reserve_exact(1 << 20);
         v.reset();
@@ -1622,10 +1622,24 @@ mod tests {
                 + v.items.iter().map(Reset::heap_bytes).sum::<usize>()
         }
 
-        /// Deserializing into it fails.
+        /// Deserializing a string into it writes it, and then it can be
+        /// measured; "fail" fails, after the write.
         impl<'de> Deserialize<'de> for Unmeasurable {
-            fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-                Err(serde::de::Error::custom("never"))
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let mut written = Unmeasurable::default();
+                Self::deserialize_in_place(deserializer, &mut written)?;
+                Ok(written)
+            }
+            fn deserialize_in_place<D: Deserializer<'de>>(
+                deserializer: D,
+                place: &mut Self,
+            ) -> Result<(), D::Error> {
+                String::deserialize_in_place(deserializer, &mut place.buf)?;
+                if place.buf == "fail" {
+                    return Err(serde::de::Error::custom("failed after the write"));
+                }
+                place.unmeasurable = false;
+                Ok(())
             }
         }
 
@@ -1637,7 +1651,7 @@ mod tests {
             v.push_reset().unmeasurable = true;
             v.push_reset().buf.reserve_exact(1 << 20);
             v.clear();
-            let seq = SeqDeserializer::<_, Error>::new(["x"].into_iter());
+            let seq = SeqDeserializer::<_, Error>::new(["fail"].into_iter());
             assert!(RecycleVec::deserialize_in_place(seq, &mut v).is_err());
             assert_eq!(v.spare_len(), 1);
             assert!(v.heap_bytes() >= 1 << 20, "{}", v.heap_bytes());
@@ -1678,46 +1692,14 @@ mod tests {
         /// spares' total is summed again without it, not with it twice.
         #[test]
         fn a_spare_written_in_place_leaves_the_spares_total() {
-            #[derive(Default)]
-            struct Measurable {
-                buf: String,
-                unmeasurable: bool,
-            }
-            impl Reset for Measurable {
-                fn reset(&mut self) {
-                    self.buf.clear();
-                }
-                fn heap_bytes(&self) -> usize {
-                    if self.unmeasurable {
-                        usize::MAX
-                    } else {
-                        self.buf.capacity()
-                    }
-                }
-            }
-            impl<'de> Deserialize<'de> for Measurable {
-                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                    let mut written = Measurable::default();
-                    Self::deserialize_in_place(deserializer, &mut written)?;
-                    Ok(written)
-                }
-                fn deserialize_in_place<D: Deserializer<'de>>(
-                    deserializer: D,
-                    place: &mut Self,
-                ) -> Result<(), D::Error> {
-                    String::deserialize_in_place(deserializer, &mut place.buf)?;
-                    place.unmeasurable = false;
-                    Ok(())
-                }
-            }
-            let mut v: RecycleVec<Measurable> = RecycleVec::new();
+            let mut v: RecycleVec<Unmeasurable> = RecycleVec::new();
             v.push_reset().unmeasurable = true;
             v.push_reset().buf.reserve_exact(1 << 20);
             v.clear();
             let seq = SeqDeserializer::<_, Error>::new(["x"].into_iter());
             RecycleVec::deserialize_in_place(seq, &mut v).unwrap();
             assert_eq!((v.len(), v.spare_len()), (1, 1));
-            let counted = v.items.capacity() * size_of::<Measurable>()
+            let counted = v.items.capacity() * size_of::<Unmeasurable>()
                 + v.items.iter().map(Reset::heap_bytes).sum::<usize>();
             assert_eq!(v.heap_bytes(), counted);
         }
