@@ -1579,11 +1579,20 @@ mod tests {
             }
         }
 
+        /// A new value, written in place: the two test types' `deserialize`.
+        fn into_default<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+        where
+            T: Default + Deserialize<'de>,
+            D: Deserializer<'de>,
+        {
+            let mut written = T::default();
+            T::deserialize_in_place(deserializer, &mut written)?;
+            Ok(written)
+        }
+
         impl<'de> Deserialize<'de> for Written {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let mut written = Written::default();
-                Self::deserialize_in_place(deserializer, &mut written)?;
-                Ok(written)
+                into_default(deserializer)
             }
 
             fn deserialize_in_place<D: Deserializer<'de>>(
@@ -1626,9 +1635,7 @@ mod tests {
         /// measured; "fail" fails, after the write.
         impl<'de> Deserialize<'de> for Unmeasurable {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let mut written = Unmeasurable::default();
-                Self::deserialize_in_place(deserializer, &mut written)?;
-                Ok(written)
+                into_default(deserializer)
             }
             fn deserialize_in_place<D: Deserializer<'de>>(
                 deserializer: D,
