@@ -154,9 +154,14 @@ const REUSE_UP_TO: (usize, usize) = (2, 1);
 /// stalls of 8 to 64): the heap's peak is 1.26 times plain allocation's,
 /// at 99.2% hits, against 1.39 times without the first and last rules.
 /// `benches/rss_pipeline.rs` (the same pipeline through a 64-deep channel,
-/// peak RSS, 21 runs of each, interleaved a second apart on 2 cores) gives
+/// peak RSS, 21 runs of each, interleaved a second apart on 2 cores) gave
 /// medians of 14.6-14.7 MiB against plain's 10.2 MiB (1.43-1.44 times), at
-/// 99.4% hits, against 16.7-18.7 MiB (1.64-1.83 times) without them.
+/// 99.4% hits, against 16.7-18.7 MiB (1.64-1.83 times) without them; on a
+/// later day, with the count above unchanged, 16.3 MiB against 10.4 MiB
+/// (1.56 times):
+/// a peak RSS follows the buffers in flight, which the scheduler decides
+/// (21 at most in the pool's median run that day, 16 in plain's), where
+/// the count above does not move.
 ///
 /// [`class_stats`](BufferPool::class_stats) reports the waste per class:
 /// the layout's bound ([`ClassStats::smallest_request`] against
