@@ -57,25 +57,20 @@ fn registry() -> MutexGuard<'static, Registry> {
     registry
 }
 
-/// Every registered pool still alive, in the order of first use.
-fn live() -> Vec<Arc<dyn AnyStorage>> {
-    let registry = registry();
+/// The pools of `registry`'s entries that `keep` keeps and that are still
+/// alive, in the order of first use.
+fn alive(registry: &Registry, keep: impl Fn(&Entry) -> bool) -> Vec<Arc<dyn AnyStorage>> {
     registry
         .pools
         .iter()
-        .filter_map(|p| p.pool.upgrade())
+        .filter(|entry| keep(entry))
+        .filter_map(|entry| entry.pool.upgrade())
         .collect()
 }
 
-/// [`live`], less the storages that lost the race to be their pool's.
-fn listed() -> Vec<Arc<dyn AnyStorage>> {
-    let registry = registry();
-    registry
-        .pools
-        .iter()
-        .filter(|p| p.listed)
-        .filter_map(|p| p.pool.upgrade())
-        .collect()
+/// Every registered pool still alive, in the order of first use.
+fn live() -> Vec<Arc<dyn AnyStorage>> {
+    alive(&registry(), |_| true)
 }
 
 /// Record a storage for `trim_all`, when a thread has made it on a pool's
@@ -134,12 +129,7 @@ pub(crate) fn retire(storage: &Arc<Storage>, counted: &Stats) {
 #[cfg(feature = "metrics")]
 pub(crate) fn live_and_dropped() -> (Vec<Arc<dyn AnyStorage>>, Dropped) {
     let registry = registry();
-    let live = registry
-        .pools
-        .iter()
-        .filter(|p| p.listed && !p.retired)
-        .filter_map(|p| p.pool.upgrade())
-        .collect();
+    let live = alive(&registry, |entry| entry.listed && !entry.retired);
     (live, registry.dropped.clone())
 }
 
@@ -322,7 +312,8 @@ pub fn clear_all() {
 /// ```
 #[must_use]
 pub fn pools() -> Vec<PoolInfo> {
-    listed()
+    // Less the storages that lost the race to be their pool's.
+    alive(&registry(), |entry| entry.listed)
         .into_iter()
         .filter(|pool| !pool.core().is_closed())
         .map(|storage| PoolInfo { storage })
