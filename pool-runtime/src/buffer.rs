@@ -158,10 +158,9 @@ const REUSE_UP_TO: (usize, usize) = (2, 1);
 /// medians of 14.6-14.7 MiB against plain's 10.2 MiB (1.43-1.44 times), at
 /// 99.4% hits, against 16.7-18.7 MiB (1.64-1.83 times) without them; on a
 /// later day, with the count above unchanged, 16.3 MiB against 10.4 MiB
-/// (1.56 times):
-/// a peak RSS follows the buffers in flight, which the scheduler decides
-/// (21 at most in the pool's median run that day, 16 in plain's), where
-/// the count above does not move.
+/// (1.56 times): a peak RSS follows the buffers in flight, which the
+/// scheduler decides (21 at most in the pool's median run that day, 16 in
+/// plain's), where the count above does not move.
 ///
 /// [`class_stats`](BufferPool::class_stats) reports the waste per class:
 /// the layout's bound ([`ClassStats::smallest_request`] against

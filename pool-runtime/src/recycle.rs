@@ -1626,8 +1626,8 @@ mod tests {
         }
 
         /// What `heap_bytes` must be: the buffer and every element.
-        fn counted(v: &RecycleVec<Written>) -> usize {
-            v.items.capacity() * size_of::<Written>()
+        fn counted<T: Reset>(v: &RecycleVec<T>) -> usize {
+            v.items.capacity() * size_of::<T>()
                 + v.items.iter().map(Reset::heap_bytes).sum::<usize>()
         }
 
@@ -1706,9 +1706,7 @@ mod tests {
             let seq = SeqDeserializer::<_, Error>::new(["x"].into_iter());
             RecycleVec::deserialize_in_place(seq, &mut v).unwrap();
             assert_eq!((v.len(), v.spare_len()), (1, 1));
-            let counted = v.items.capacity() * size_of::<Unmeasurable>()
-                + v.items.iter().map(Reset::heap_bytes).sum::<usize>();
-            assert_eq!(v.heap_bytes(), counted);
+            assert_eq!(v.heap_bytes(), counted(&v));
         }
 
         /// Input of another shape is an error that says what was expected.
