@@ -227,11 +227,9 @@ pub fn system_memory_pressure_level() -> MemoryPressure {
     if let Some(level) = cgroup {
         return level;
     }
-    match read("/proc/pressure/memory").and_then(|psi| psi_some_avg10(&psi)) {
-        Some(avg) if avg >= 10.0 => MemoryPressure::High,
-        Some(avg) if avg >= 1.0 => MemoryPressure::Medium,
-        _ => MemoryPressure::Low,
-    }
+    read("/proc/pressure/memory")
+        .and_then(|psi| psi_level(&psi))
+        .unwrap_or(MemoryPressure::Low)
 }
 
 /// The level of `current` against `max`; `None` when there is no limit
@@ -249,13 +247,24 @@ fn cgroup_level(current: &str, max: &str) -> Option<MemoryPressure> {
     })
 }
 
-/// The `avg10` of the `some` line of a PSI file.
-fn psi_some_avg10(psi: &str) -> Option<f64> {
+/// The level of a PSI file (`/proc/pressure/memory`) by the `avg10` of
+/// its `some` line, the share of the last ten seconds in which some task
+/// stalled on memory: `High` from 10%, `Medium` from 1%; `None` when the
+/// file does not parse.
+fn psi_level(psi: &str) -> Option<MemoryPressure> {
     let some = psi.lines().find(|line| line.starts_with("some "))?;
-    let avg = some
+    let avg: f64 = some
         .split_whitespace()
-        .find_map(|field| field.strip_prefix("avg10="))?;
-    avg.parse().ok()
+        .find_map(|field| field.strip_prefix("avg10="))?
+        .parse()
+        .ok()?;
+    Some(if avg >= 10.0 {
+        MemoryPressure::High
+    } else if avg >= 1.0 {
+        MemoryPressure::Medium
+    } else {
+        MemoryPressure::Low
+    })
 }
 
 /// The handle of a background trimmer; dropping it stops the thread and
@@ -343,11 +352,23 @@ mod tests {
         assert_eq!(cgroup_level("junk", "1000"), None);
     }
 
+    /// The thresholds of `psi_level`, on each side, read from the `some`
+    /// line only.
     #[test]
-    fn psi_parses() {
-        let psi = "some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
-        assert_eq!(psi_some_avg10(psi), Some(12.5));
-        assert_eq!(psi_some_avg10("full avg10=1.00"), None);
+    fn psi_grades_its_some_line() {
+        let psi = |some: &str| {
+            format!(
+                "some avg10={some} avg60=3.00 avg300=1.00 total=123\nfull avg10=50.00 avg60=0.00 avg300=0.00 total=0\n"
+            )
+        };
+        assert_eq!(psi_level(&psi("12.50")), Some(MemoryPressure::High));
+        assert_eq!(psi_level(&psi("10.00")), Some(MemoryPressure::High));
+        assert_eq!(psi_level(&psi("9.99")), Some(MemoryPressure::Medium));
+        assert_eq!(psi_level(&psi("1.00")), Some(MemoryPressure::Medium));
+        assert_eq!(psi_level(&psi("0.99")), Some(MemoryPressure::Low));
+        assert_eq!(psi_level(&psi("0.00")), Some(MemoryPressure::Low));
+        assert_eq!(psi_level("full avg10=50.00"), None);
+        assert_eq!(psi_level("some avg10=junk"), None);
     }
 
     #[test]
