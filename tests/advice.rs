@@ -252,3 +252,21 @@ fn the_report_prints_the_advice_under_the_pools() {
         "the advice comes after every pool's line: {report}"
     );
 }
+
+/// Values with no heap that are over the cap by their own size: the
+/// finding says their heap is 0 B, and the cap it gives is their size,
+/// which keeps them.
+#[test]
+fn a_pool_whose_values_pass_its_cap_by_their_own_size_is_told_that_size() {
+    static WIDE: Pool<[u64; 32]> = Pool::new().name("advice-wide").max_bytes(64);
+    for _ in 0..ROUNDS {
+        drop(WIDE.get());
+    }
+    let advice = only("advice-wide", AdviceKind::Oversize);
+    let text = advice.to_string();
+    assert!(text.contains("reached 0 B of heap"), "{text}");
+    assert_eq!(advice.value(), Some(size_of::<[u64; 32]>()), "{text}");
+    let kept: Pool<[u64; 32]> = Pool::new().max_bytes(advice.value().unwrap());
+    drop(kept.get());
+    assert_eq!(kept.stats().retained, 1, "{advice}");
+}

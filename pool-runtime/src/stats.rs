@@ -333,9 +333,10 @@ impl fmt::Display for Bytes {
 /// Plain `std` atomics: a tally, not part of what the loom models check.
 pub(crate) struct SizeLog([std::sync::atomic::AtomicU64; SIZE_CLASSES]);
 
-/// Size classes of a [`SizeLog`]: class `k` holds sizes in `(2^(k-1), 2^k]`
-/// (class 0: 0 and 1).
-const SIZE_CLASSES: usize = usize::BITS as usize + 1;
+/// Size classes of a [`SizeLog`]: class 0 holds 0, and class `k` from 1
+/// the sizes in `(2^(k-2), 2^(k-1)]` (class 1: 1). A size of 0 has its
+/// own: a value over its cap with no heap is over by its own size.
+const SIZE_CLASSES: usize = usize::BITS as usize + 2;
 
 impl Default for SizeLog {
     fn default() -> Self {
@@ -348,14 +349,14 @@ impl Default for SizeLog {
 impl SizeLog {
     pub(crate) fn record(&self, bytes: usize) {
         let class = match bytes {
-            0 | 1 => 0,
-            n => (usize::BITS - (n - 1).leading_zeros()) as usize,
+            0 => 0,
+            n => (usize::BITS - (n - 1).leading_zeros()) as usize + 1,
         };
         self.0[class].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// The smallest power of two that is at least `percent`% of the sizes
-    /// recorded (`usize::MAX` past the largest); `None` before any.
+    /// The smallest power of two (or 0) that is at least `percent`% of the
+    /// sizes recorded (`usize::MAX` past the largest); `None` before any.
     pub(crate) fn percentile(&self, percent: u64) -> Option<usize> {
         let counts: Vec<u64> = self
             .0
@@ -371,7 +372,10 @@ impl SizeLog {
             seen += n;
             seen * 100 >= total * percent
         })?;
-        Some(1usize.checked_shl(class as u32).unwrap_or(usize::MAX))
+        Some(match class {
+            0 => 0,
+            k => 1usize.checked_shl(k as u32 - 1).unwrap_or(usize::MAX),
+        })
     }
 }
 
@@ -605,5 +609,12 @@ mod tests {
         let exact = SizeLog::default();
         exact.record(1 << 20);
         assert_eq!(exact.percentile(95), Some(1 << 20));
+        // 0 is a class of its own, below 1's.
+        let small = SizeLog::default();
+        small.record(0);
+        assert_eq!(small.percentile(100), Some(0));
+        small.record(1);
+        assert_eq!(small.percentile(50), Some(0));
+        assert_eq!(small.percentile(100), Some(1));
     }
 }
