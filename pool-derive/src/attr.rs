@@ -513,3 +513,47 @@ fn usize_value(
         None => Ok(Some(expr)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_insertions_deletions_and_substitutions() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("zeroise", "zeroize"), 1);
+        assert_eq!(edit_distance("max_byte", "max_bytes"), 1);
+        assert_eq!(edit_distance("max_bytes", "max_byte"), 1);
+        assert_eq!(edit_distance("abc", "ac"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("flaw", "lawn"), 2);
+        assert_eq!(edit_distance("max_retianed", "max_retained"), 2);
+    }
+
+    /// A key is suggested up to a third of its length in edits (at least
+    /// one), and not beyond.
+    #[test]
+    fn unknown_key_suggests_a_key_within_a_third_of_its_length() {
+        // Two edits from `max_retained` (12 bytes: up to 4).
+        assert_eq!(
+            unknown_key("max_retianed", CONTAINER_KEYS, "container"),
+            "unknown poolable container attribute `max_retianed`; did you mean `max_retained`?"
+        );
+        // Four edits from it: still suggested; five are not.
+        assert!(
+            unknown_key("m_rtined", CONTAINER_KEYS, "container")
+                .ends_with("did you mean `max_retained`?")
+        );
+        assert!(unknown_key("mx_rtnd", CONTAINER_KEYS, "container").contains("expected one of"));
+        // `new` (3 bytes) takes one edit, not two.
+        assert!(unknown_key("nw", CONTAINER_KEYS, "container").ends_with("did you mean `new`?"));
+        assert!(unknown_key("nwx", CONTAINER_KEYS, "container").contains("expected one of"));
+        assert_eq!(
+            unknown_key("frobnicate", FIELD_KEYS, "field"),
+            "unknown poolable field attribute `frobnicate`; expected one of `skip`, `default`, \
+             `with`, `max_capacity`, `zeroize`, `heap_bytes`, `check`"
+        );
+    }
+}
