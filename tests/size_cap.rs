@@ -86,6 +86,28 @@ fn a_derived_struct_shrinks_its_largest_field_and_keeps_the_small_ones() {
     assert!(upload.body.capacity() < 8192);
 }
 
+/// A field with `check = path` is still reset by its own `Reset` impl, so it
+/// is shrunk with the plain fields (here it is the one to cut).
+#[derive(Poolable, Default)]
+#[poolable(max_bytes = 8192, oversize = "shrink")]
+struct CheckedUpload {
+    name: String,
+    #[poolable(check = Vec::is_empty)]
+    body: Vec<u8>,
+}
+
+#[test]
+fn a_field_with_a_check_is_shrunk_too() {
+    let mut upload = CheckedUpload::pool().get();
+    upload.name.reserve(300);
+    upload.body.reserve(1 << 20);
+    drop(upload);
+    let stats = CheckedUpload::pool().stats();
+    assert_eq!((stats.shrunk, stats.dropped_oversize), (1, 0), "{stats}");
+    let upload = CheckedUpload::pool().get();
+    assert!(upload.name.capacity() >= 300 && upload.body.capacity() < 8192);
+}
+
 /// A `with` field is invisible to the cap, unless `heap_bytes = path`
 /// measures it; the attribute table says so.
 #[derive(Poolable, Default)]
