@@ -2,9 +2,9 @@
 //! pool's attributes, attribute values passed through `macro_rules!`
 //! fragments, constant expressions syn reads only with its `full` feature,
 //! fields of associated types, user functions named like the derive's
-//! locals, and deprecated structs. The derived code adds no warning to the
-//! user's crate (`unused_parens` from `max_retained = (8)`, `deprecated` from
-//! a deprecated struct's own derive).
+//! locals, deprecated structs, and `#[repr(C)]` ones. The derived code adds
+//! no warning to the user's crate (`unused_parens` from `max_retained = (8)`,
+//! `deprecated` from a deprecated struct's own derive).
 #![deny(unused, deprecated)]
 // The measures are `fn(&Vec<u8>)`, as the fields' type says.
 #![allow(clippy::ptr_arg)]
@@ -278,4 +278,23 @@ fn a_deprecated_struct_derives_without_warnings() {
     assert!(Request::pool().get().body.is_empty());
     Wrapped::<u8>::pool().get().items.push(1);
     assert!(Wrapped::<u8>::pool().get().items.is_empty());
+}
+
+// --- A `#[repr(..)]` other than `packed` is no reason to refuse a struct.
+
+#[derive(Poolable, Default)]
+#[repr(C, align(8))]
+struct Laid {
+    id: u32,
+    body: Vec<u8>,
+}
+
+#[test]
+fn a_struct_with_repr_c_or_align_derives() {
+    let mut value = Laid::pool().get();
+    value.id = 7;
+    value.body.push(1);
+    drop(value);
+    let value = Laid::pool().get();
+    assert!(value.id == 0 && value.body.is_empty());
 }
