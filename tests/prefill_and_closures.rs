@@ -58,6 +58,24 @@ fn a_prefilled_value_over_the_cap_is_dropped_and_ends_the_prefill() {
     assert_eq!(stats.unaccounted(0, 0), 0, "{stats}");
 }
 
+/// The cap is inclusive for a prefill as for a return: a value whose heap
+/// bytes plus its own size are exactly `max_bytes` is kept, not dropped
+/// (a prefill that dropped it, and stopped, passed every other test).
+#[test]
+fn a_prefilled_value_exactly_at_the_cap_is_kept() {
+    let heap = Vec::<u8>::with_capacity(4000).capacity();
+    let cap = heap + size_of::<Vec<u8>>();
+    let pool = Pool::<Vec<u8>>::from_fn(move || Vec::with_capacity(heap)).max_bytes(cap);
+    assert_eq!(pool.reserve(4), 4);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.prefilled, stats.dropped_oversize, stats.retained),
+        (4, 0, 4),
+        "{stats}"
+    );
+    assert_eq!(stats.retained_bytes, 4 * cap, "{stats}");
+}
+
 #[test]
 fn prefilled_values_decay_like_idle_ones() {
     let pool = Pool::<String>::new();
