@@ -598,6 +598,29 @@ fn stats_display_is_one_line() {
     assert!(line.contains("oversize=1"), "{line:?}");
 }
 
+/// A pool's `Debug` shows its name (the type's by default), its type and
+/// its configured bounds, and no counts (those are `stats()`). Nothing
+/// read it: an empty output passed every test.
+#[test]
+fn a_pools_debug_shows_its_name_type_and_bounds() {
+    let _gate = shared_gate();
+    let ty = std::any::type_name::<Vec<u8>>();
+    let named: Pool<Vec<u8>> = Pool::new().name("uploads").max_retained(4).max_bytes(1024);
+    assert_eq!(
+        format!("{named:?}"),
+        format!(
+            "Pool {{ name: \"uploads\", type: {ty:?}, max_retained: Some(4), max_bytes: 1024, .. }}"
+        )
+    );
+    let plain: Pool<Vec<u8>> = Pool::new();
+    assert_eq!(
+        format!("{plain:?}"),
+        format!(
+            "Pool {{ name: {ty:?}, type: {ty:?}, max_retained: None, max_bytes: {DEFAULT_MAX_BYTES}, .. }}"
+        )
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Panic safety.
 
