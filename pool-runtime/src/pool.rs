@@ -1292,6 +1292,39 @@ mod tests {
         );
     }
 
+    /// A value whose heap is a number it reports, and that a shrink lowers
+    /// to what it is asked for: the size the pool measures is exact.
+    #[derive(Default)]
+    struct Measured(usize);
+
+    impl Reset for Measured {
+        fn reset(&mut self) {}
+        fn heap_bytes(&self) -> usize {
+            self.0
+        }
+        fn shrink_heap(&mut self, max_bytes: usize) {
+            self.0 = self.0.min(max_bytes);
+        }
+    }
+
+    /// A value shrunk to exactly [`LOCAL_CACHE_MAX_BYTES`](crate::LOCAL_CACHE_MAX_BYTES)
+    /// is kept in the thread's cache, as one returned at that size is: only
+    /// a value over it goes to the shared tier (`PoolCore::keep`). A `keep`
+    /// that sent it to the shards passed every other test.
+    #[test]
+    fn a_value_shrunk_to_the_thread_caches_limit_stays_in_the_thread_cache() {
+        let _every_pool = registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let limit = crate::LOCAL_CACHE_MAX_BYTES;
+        let pool: Pool<Measured> = Pool::new().max_bytes(limit).oversize(Oversize::Shrink);
+        pool.put(Measured(4 * limit));
+        let stats = pool.stats();
+        assert_eq!((stats.shrunk, stats.retained), (1, 1), "{stats}");
+        assert_eq!(stats.retained_bytes, limit, "{stats}");
+        assert_eq!(pool.idle_shared(), 0, "kept in the shared tier");
+    }
+
     /// The returns threads made beyond their own gets never read lower than
     /// before while threads that made them exit: an exiting thread's count
     /// moves from its cache to the pool's total under the cache list's lock,
