@@ -1325,6 +1325,32 @@ mod tests {
         assert_eq!(pool.idle_shared(), 0, "kept in the shared tier");
     }
 
+    /// A pool without spare slots (a `BufferPool`'s class, held to a byte
+    /// bound per thread cache) keeps no more values in a thread's cache than
+    /// its `local_cache_size`, leased ones included: with every slot leased,
+    /// a miss of the cache takes one value from the shards for the get and
+    /// refills nothing. A `set_no_spare_slots` that did nothing passed every
+    /// other test: the spare slots took a refill beside the four values out.
+    #[test]
+    fn without_spare_slots_leased_values_hold_the_thread_caches_room() {
+        let _every_pool = registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut pool: Pool<Vec<u8>> = Pool::new().max_retained(64);
+        pool.set_local_cache_size(4);
+        pool.set_no_spare_slots();
+        for _ in 0..4 {
+            pool.put(Vec::new());
+        }
+        assert_eq!(pool.reserve(6), 6);
+        // The four idle in the thread cache, each leased in its slot.
+        let out: Vec<_> = (0..4).map(|_| pool.get()).collect();
+        let fifth = pool.get();
+        assert_eq!(pool.idle_shared(), 5, "a refill took more than the get");
+        assert_eq!(pool.stats().retained, 5);
+        drop((out, fifth));
+    }
+
     /// The returns threads made beyond their own gets never read lower than
     /// before while threads that made them exit: an exiting thread's count
     /// moves from its cache to the pool's total under the cache list's lock,
