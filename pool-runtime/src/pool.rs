@@ -1358,6 +1358,13 @@ mod tests {
     /// the lock, so a thread that exited in between was in neither.)
     #[test]
     fn returns_beyond_gets_never_go_back_as_threads_exit() {
+        struct SetOnDrop<'a>(&'a AtomicBool);
+        impl Drop for SetOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+
         let pool = &Pool::<Vec<u8>>::new();
         let done = AtomicBool::new(false);
         std::thread::scope(|s| {
@@ -1373,13 +1380,16 @@ mod tests {
                     (last, readings) = (now, readings + 1);
                 }
             });
+            // Stops the reader also when a return panics here, so the test
+            // fails instead of waiting for it forever.
+            let stop = SetOnDrop(&done);
             for _ in 0..if cfg!(miri) { 10 } else { 3000 } {
                 // Taken here, returned on a thread that then exits: one
                 // return beyond that thread's gets.
                 let value = pool.get();
                 s.spawn(move || drop(value)).join().unwrap();
             }
-            done.store(true, Ordering::Relaxed);
+            drop(stop);
             reader.join().unwrap();
         });
     }

@@ -505,12 +505,20 @@ pub(crate) mod tests {
             .map(|_| {
                 let (pools, parked) = (Arc::clone(&pools), Arc::clone(&parked));
                 std::thread::spawn(move || {
-                    // A thread cache in every pool, holding a value.
-                    for pool in pools.iter() {
-                        drop(pool.get());
+                    // A thread cache in every pool, holding a value. A
+                    // return that panics is raised after the barriers, so
+                    // the test fails at the join instead of waiting for
+                    // this thread forever.
+                    let filled = std::panic::catch_unwind(|| {
+                        for pool in pools.iter() {
+                            drop(pool.get());
+                        }
+                    });
+                    parked.wait();
+                    parked.wait();
+                    if let Err(panic) = filled {
+                        std::panic::resume_unwind(panic);
                     }
-                    parked.wait();
-                    parked.wait();
                 })
             })
             .collect();
