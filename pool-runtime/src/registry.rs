@@ -312,8 +312,11 @@ pub fn clear_all() {
 /// ```
 #[must_use]
 pub fn pools() -> Vec<PoolInfo> {
-    // Less the storages that lost the race to be their pool's.
-    alive(&registry(), |entry| entry.listed)
+    // Less the storages that lost the race to be their pool's. Bound
+    // first: the registry's lock goes with this statement, not held over
+    // the filter below, which can drop the last handle of a closed storage.
+    let listed = alive(&registry(), |entry| entry.listed);
+    listed
         .into_iter()
         .filter(|pool| !pool.core().is_closed())
         .map(|storage| PoolInfo { storage })
