@@ -154,3 +154,32 @@ fn walk_type(ty: &Type) -> (Span, Span, bool) {
         _ => (Span::call_site(), Span::call_site(), found),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::walk_type;
+    use proc_macro2::Span;
+
+    /// Where a span starts and ends: (line, column) each.
+    fn at(span: Span) -> ((usize, usize), (usize, usize)) {
+        let (start, end) = (span.start(), span.end());
+        ((start.line, start.column), (end.line, end.column))
+    }
+
+    /// A field type's span runs from its first token to its last, and its
+    /// end span is the last token's: an error at a field's check
+    /// underlines the whole type. rustc 1.95 points at the type whatever
+    /// the check's spans are, so no UI case shows this; rustc 1.97 nightly
+    /// (2026-05-19) reports a `!Send` field at the derive without them.
+    #[test]
+    fn a_field_type_is_spanned_from_its_first_token_to_its_last() {
+        let ty: syn::Type = syn::parse_str("Rc<Vec<u8>>").unwrap();
+        let (span, end, names_self) = walk_type(&ty);
+        assert_eq!(at(span), ((1, 0), (1, 11)));
+        assert_eq!(at(end), ((1, 10), (1, 11)));
+        assert!(!names_self);
+
+        let ty: syn::Type = syn::parse_str("Option<Box<Self>>").unwrap();
+        assert!(walk_type(&ty).2, "`Self` inside a group is found");
+    }
+}
