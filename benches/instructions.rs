@@ -27,6 +27,11 @@
 //! (`raw/table.rs`, `NEAR_LEN`): the path of a program with more pools in
 //! use than that (a `BufferPool` takes one per class used). Also not a row.
 //!
+//! `dyn-<contender>` counts a contender's op as the outside harness of issue
+//! #25 times it: each op a call through `&dyn Fn()` of a closure that runs
+//! one op (so the harness's own call, dispatch and stack frame are in every
+//! figure, the same for each contender). Also not a row.
+//!
 //! Under `cargo bench` (no arguments but `--bench`) it only says how to use it.
 
 mod support {
@@ -38,6 +43,7 @@ mod support {
 }
 
 use poolable::{BufferPool, Pool};
+use std::hint::black_box;
 use support::burst::rounds;
 use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
@@ -108,6 +114,15 @@ fn measured_ops_far(n: u64) {
     far(n);
 }
 
+/// `n` calls of `op` through a reference the compiler cannot see through,
+/// collected as `measured_ops` is.
+#[inline(never)]
+fn measured_ops_dyn(op: &dyn Fn(), n: u64) {
+    for _ in 0..n {
+        black_box(op)();
+    }
+}
+
 /// `n` ops of one mode.
 type Ops = fn(u64);
 
@@ -130,7 +145,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | burst | buffer | far> <n>   (contenders: {})\n\
+        "usage: instructions <contender | dyn-<contender> | burst | buffer | far> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")
@@ -156,6 +171,18 @@ fn main() {
             };
             warm(WARM);
             measured(n);
+        }
+        [id, n] if let Some(id) = id.strip_prefix("dyn-") => {
+            let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
+                eprintln!("{}", usage());
+                std::process::exit(2);
+            };
+            let contenders = ObjContenders::default();
+            let op = || contenders.run(contender, 1);
+            for _ in 0..WARM {
+                black_box(&op as &dyn Fn())();
+            }
+            measured_ops_dyn(&op, n);
         }
         [id, n] => {
             let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
