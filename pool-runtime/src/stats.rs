@@ -565,7 +565,7 @@ mod tests {
 
     /// A thread's returns beyond its gets (for `advice()`'s
     /// `OtherThreads`) count its gets and returns on both paths, the slow
-    /// ones in its counters and the `fast` ones in its marks, and leave
+    /// ones in its counters and the `fast` ones in its tenant's counts, and leave
     /// out `put`s of values from outside the pool.
     #[test]
     fn returns_beyond_gets_count_both_paths_and_leave_out_external_puts() {

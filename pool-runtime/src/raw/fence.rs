@@ -80,7 +80,7 @@ pub(crate) fn init() {
 
 /// Whether [`heavy`] is a membarrier, so that [`light`] may be a compiler
 /// fence. Fixed by [`init`]; a thread cache reads it once, when it is made,
-/// and keeps it in its marks (`owned.rs`): no load of its own per
+/// and keeps it in its mark (`owned.rs`): no load of its own per
 /// operation.
 pub(crate) fn asymmetric() -> bool {
     mode::asymmetric()

@@ -5,19 +5,18 @@
 //!
 //! The protocol, Dekker's with asymmetric fences (`fence.rs`):
 //!
-//! - The owner marks each operation: unless either mark is [`BUSY`] (it
-//!   is inside an operation already: re-entered), it sets `BUSY` in the
-//!   operation's mark (a plain store; a slow operation marks both, `marks`),
-//!   puts a [`light`](super::fence::light) fence after it, then loads
-//!   `pending`. Zero: nothing is asked of it, and it uses the state
-//!   directly (the fast path), then clears `BUSY` with a release store that
-//!   also counts the operation. Non-zero: it takes `lock` and applies the
+//! - The owner marks each operation: unless its mark is [`BUSY`] (it is
+//!   inside an operation already: re-entered), it sets `BUSY` (a plain
+//!   store), puts a [`light`](super::fence::light) fence after it, then
+//!   loads `pending`. Zero: nothing is asked of it, and it uses the state
+//!   directly (the fast path), then clears `BUSY` with a release store and
+//!   counts the operation. Non-zero: it takes `lock` and applies the
 //!   requests itself (the slow path).
 //! - A reclaimer adds to `pending` (a release, so an owner that sees the
 //!   request also sees what the reclaimer wrote before it), runs a [`heavy`](super::fence::heavy)
-//!   fence, then loads the marks. `BUSY` in either: the owner is inside an
+//!   fence, then loads the mark. `BUSY`: the owner is inside an
 //!   operation, so it leaves the request pending for the owner's next
-//!   operation. In neither: it takes `lock` and applies the requests.
+//!   operation. Not `BUSY`: it takes `lock` and applies the requests.
 //!
 //! With a full fence between each side's store and load, at least one side
 //! sees the other's store. So a reclaimer that found the owner idle can touch
@@ -31,7 +30,7 @@
 //!
 //! A reclaimer works in a batch ([`Reclaim`]): it posts its requests to
 //! every tenant it wants (of every pool a trim visits), runs one heavy fence
-//! for all of them ([`Reclaim::fence`]), then reads each tenant's marks
+//! for all of them ([`Reclaim::fence`]), then reads each tenant's mark
 //! and applies its request where the owner is between operations
 //! ([`Fenced::apply`]). One fence covers the whole batch: the argument above
 //! only asks that each request be stored before the fence and each mark
@@ -51,18 +50,20 @@ use core::marker::PhantomData;
 /// from run to run (`benches/obj.rs`, the generic derived type).
 #[repr(align(128))]
 pub(crate) struct Tenant<S, H> {
-    /// The owner's marks, one per kind of fast-path operation ([`Op`]):
-    /// [`BUSY`] set for the length of each operation (a slow one sets
-    /// both); [`FENCED`] set for good where [`fence::asymmetric`] was false
-    /// when the tenant was made (after `fence::init`, which the pool runs
-    /// before any tenant exists); and above them ([`COUNT`] each), how many
-    /// of the operations were counted. The owner's last store of an
-    /// operation clears `BUSY` and counts it at once, where a busy byte
-    /// and a statistics counter took two stores. An operation also loads
-    /// the other mark, to refuse re-entry from inside either kind.
-    marks: [AtomicU64; 2],
+    /// The owner's mark: [`BUSY`] for the length of each operation, of
+    /// either kind (so one load refuses re-entry from inside any of them);
+    /// [`FENCED`] set for good where [`fence::asymmetric`] was false when
+    /// the tenant was made (after `fence::init`, which the pool runs
+    /// before any tenant exists).
+    mark: AtomicU32,
     /// Requests not yet applied; the owner's fast path runs only at zero.
     pending: AtomicU32,
+    /// How many fast-path operations of each kind ([`Op`]) were counted:
+    /// written by the owner alone (one `inc` on x86), read by statistics.
+    /// Kept in a mark per kind, beside `BUSY`, they cost each operation the
+    /// other kind's mark to load and more to set `BUSY`: 4 instructions
+    /// more per get or return (`benches/instructions.rs`).
+    counts: [AtomicU64; 2],
     /// Held by whoever applies requests: the owner's slow path or a reclaimer.
     lock: Mutex<()>,
     state: UnsafeCell<S>,
@@ -75,15 +76,13 @@ pub(crate) struct Tenant<S, H> {
 // has it, and it may be a different thread each time: `S: Send` is enough.
 unsafe impl<S: Send, H: Sync> Sync for Tenant<S, H> {}
 
-/// In a mark: the owner is inside an operation.
-const BUSY: u64 = 1;
-/// In a mark: the owner's side of the protocol is a full fence (no
+/// In the mark: the owner is inside an operation.
+const BUSY: u32 = 1;
+/// In the mark: the owner's side of the protocol is a full fence (no
 /// membarrier on this system); else a compiler fence.
-const FENCED: u64 = 2;
-/// In a mark: one counted operation.
-const COUNT: u64 = 4;
+const FENCED: u32 = 2;
 
-/// The two kinds of fast-path operation, each with its mark.
+/// The two kinds of fast-path operation, each counted on its own.
 #[derive(Clone, Copy)]
 pub(crate) enum Op {
     Get = 0,
@@ -101,11 +100,9 @@ pub(crate) enum Fast<R> {
 impl<S, H> Tenant<S, H> {
     pub(crate) fn new(state: S, head: H) -> Self {
         Tenant {
-            marks: {
-                let idle = if fence::asymmetric() { 0 } else { FENCED };
-                [AtomicU64::new(idle), AtomicU64::new(idle)]
-            },
+            mark: AtomicU32::new(if fence::asymmetric() { 0 } else { FENCED }),
             pending: AtomicU32::new(0),
+            counts: [AtomicU64::new(0), AtomicU64::new(0)],
             lock: Mutex::new(()),
             state: UnsafeCell::new(state),
             head,
@@ -122,17 +119,13 @@ impl<S, H> Tenant<S, H> {
 
     /// How many gets and returns ([`Op`]) the owner's fast path counted.
     pub(crate) fn fast_counts(&self) -> [u64; 2] {
-        self.marks
-            .each_ref()
-            .map(|m| m.load(Ordering::Relaxed) / COUNT)
+        self.counts.each_ref().map(|c| c.load(Ordering::Relaxed))
     }
 
     /// Whether the owner is inside an operation (to a reclaimer after its
     /// fence).
     fn busy(&self) -> bool {
-        self.marks
-            .iter()
-            .any(|m| m.load(Ordering::Acquire) & BUSY != 0)
+        self.mark.load(Ordering::Acquire) & BUSY != 0
     }
 
     /// Under `lock`: run `f` with every pending request, then retire them.
@@ -258,33 +251,34 @@ impl<'a, S, H> Owner<'a, S, H> {
     #[inline(always)]
     pub(crate) fn fast<R>(&self, op: Op, f: impl FnOnce(&mut S) -> (R, bool)) -> Fast<R> {
         let t = self.tenant;
-        let mark = &t.marks[op as usize];
-        let idle = mark.load(Ordering::Relaxed);
-        // Re-entry from inside either kind of operation (whose `f` holds the
-        // state) is refused: only the owner writes the marks, so `BUSY` in
-        // either means this thread is inside an operation. `FENCED` is the
-        // same in both, so one test of the two together covers the common
-        // case.
-        let both = idle | t.marks[op as usize ^ 1].load(Ordering::Relaxed);
-        if both & (BUSY | FENCED) == 0 {
-            mark.store(idle | BUSY, Ordering::Relaxed);
+        let idle = t.mark.load(Ordering::Relaxed);
+        if idle & (BUSY | FENCED) == 0 {
+            t.mark.store(BUSY, Ordering::Relaxed);
             fence::light(true);
-        } else if both & BUSY == 0 {
-            mark.store(idle | BUSY, Ordering::Relaxed);
+        } else if idle & BUSY == 0 {
+            t.mark.store(FENCED | BUSY, Ordering::Relaxed);
             fence::light(false);
         } else {
+            // `BUSY`: re-entered from inside an operation (whose `f` holds
+            // the state). Only the owner writes the mark.
             return Fast::Slow;
         }
         if t.pending.load(Ordering::Acquire) != 0 {
-            mark.store(idle, Ordering::Release);
+            t.mark.store(idle, Ordering::Release);
             return Fast::Slow;
         }
         // SAFETY: this thread owns the tenant (`Owner`), is not re-entering
-        // it (neither mark was `BUSY`), and no request is pending after its `BUSY`
-        // store and fence: no reclaimer touches the state until `BUSY` is
-        // clear again (module docs).
+        // it (the mark was not `BUSY`), and no request is pending after its
+        // `BUSY` store and fence: no reclaimer touches the state until
+        // `BUSY` is clear again (module docs).
         let (out, counted) = f(unsafe { &mut *t.state.get_mut().as_ptr() });
-        mark.store(idle + u64::from(counted) * COUNT, Ordering::Release);
+        t.mark.store(idle, Ordering::Release);
+        if counted {
+            // Only the owner writes it: a load and a store, not a
+            // read-modify-write (one `inc` on x86).
+            let count = &t.counts[op as usize];
+            count.store(count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
         Fast::Done(out)
     }
 
@@ -293,15 +287,13 @@ impl<'a, S, H> Owner<'a, S, H> {
     /// an operation on the tenant.
     pub(crate) fn slow<R>(&self, f: impl FnOnce(&mut S, u32) -> R) -> Option<R> {
         let t = self.tenant;
-        let idle = t.marks.each_ref().map(|m| m.load(Ordering::Relaxed));
-        if (idle[0] | idle[1]) & BUSY != 0 {
+        let idle = t.mark.load(Ordering::Relaxed);
+        if idle & BUSY != 0 {
             return None;
         }
-        // `BUSY` here only detects re-entry (by either kind of fast path);
+        // `BUSY` here only detects re-entry (by a fast path or this one);
         // the lock excludes reclaimers.
-        for (mark, idle) in t.marks.iter().zip(idle) {
-            mark.store(idle | BUSY, Ordering::Relaxed);
-        }
+        t.mark.store(idle | BUSY, Ordering::Relaxed);
         let out = {
             let _lock = lock(&t.lock);
             let n = t.pending.load(Ordering::Acquire);
@@ -314,9 +306,7 @@ impl<'a, S, H> Owner<'a, S, H> {
             }
             out
         };
-        for (mark, idle) in t.marks.iter().zip(idle) {
-            mark.store(idle, Ordering::Release);
-        }
+        t.mark.store(idle, Ordering::Release);
         Some(out)
     }
 }
@@ -348,17 +338,13 @@ mod tests {
     /// membarrier.
     fn tenants() -> [Arc<Tenant<Log, ()>>; 2] {
         let fenced = tenant();
-        for mark in &fenced.marks {
-            mark.store(FENCED, Ordering::Relaxed);
-        }
+        fenced.mark.store(FENCED, Ordering::Relaxed);
         [tenant(), fenced]
     }
 
-    /// The marks with their counts left out: what an idle owner leaves.
-    fn idle(t: &Tenant<Log, ()>) -> [u64; 2] {
-        t.marks
-            .each_ref()
-            .map(|m| m.load(Ordering::Relaxed) % COUNT)
+    /// The mark: what an idle owner leaves.
+    fn idle(t: &Tenant<Log, ()>) -> u32 {
+        t.mark.load(Ordering::Relaxed)
     }
 
     /// A batch of one: post `n` requests to `t`, fence, and apply them if
@@ -566,11 +552,11 @@ mod loom_models {
     /// A reclaimer (post, heavy fence, apply if idle) races the owner's
     /// `ops`: the state is never reached by both (loom checks the
     /// `UnsafeCell`), the request is applied exactly once, and each fast
-    /// operation is counted once, in its own mark.
+    /// operation is counted once, in its own count.
     fn race(ops: &'static [Op]) {
         loom::model(move || {
             let t = Arc::new(Tenant::new(Log::default(), ()));
-            assert_eq!(t.marks[0].load(Ordering::Relaxed), FENCED);
+            assert_eq!(t.mark.load(Ordering::Relaxed), FENCED);
             let reclaimer = spawn_reclaimer(&t);
             let owner = Owner::new(&*t);
             let mut fast = [0_u64; 2];
@@ -589,9 +575,7 @@ mod loom_models {
             assert_eq!(applied, 1, "by the reclaimer: {applied_by_reclaimer}");
             assert_eq!(t.pending.load(Ordering::Relaxed), 0);
             assert_eq!(t.fast_counts(), fast);
-            for mark in &t.marks {
-                assert_eq!(mark.load(Ordering::Relaxed) % COUNT, FENCED, "idle again");
-            }
+            assert_eq!(t.mark.load(Ordering::Relaxed), FENCED, "idle again");
         });
     }
 
@@ -605,14 +589,14 @@ mod loom_models {
         race(&[Op::Get]);
     }
 
-    /// The reclaimer's two mark loads against a get followed by a put (the
-    /// busy bit moves from one word to the other between them).
+    /// The reclaimer's mark load against a get followed by a put (the mark
+    /// set and cleared twice).
     #[test]
     fn a_reclaimer_racing_a_get_then_a_put() {
         race(&[Op::Get, Op::Put]);
     }
 
-    /// The owner's slow path (both marks) racing the reclaimer directly.
+    /// The owner's slow path racing the reclaimer directly.
     #[test]
     fn a_reclaimer_racing_the_slow_path() {
         loom::model(|| {
