@@ -851,4 +851,34 @@ mod tests {
         drop(b.typed::<Arc<()>>().map(Lease::take));
         assert_eq!(Arc::strong_count(&rc), 1);
     }
+
+    /// A cache gets as many slots as 2 KiB of its values, but never fewer
+    /// than twice its idle values (a burst that drains it still takes
+    /// refills) nor more than a `u64` has bits beside `ORPHAN`; none for a
+    /// zero-sized type.
+    #[test]
+    fn a_cache_has_2_kib_of_slots_within_twice_its_idle_values_and_63() {
+        assert_eq!(slots_for(0), 0);
+        assert_eq!(slots_for(8), 63, "256 would fit");
+        assert_eq!(slots_for(64), 32);
+        assert_eq!(slots_for(100), 20);
+        assert_eq!(slots_for(4096), 2 * IDLE, "none would fit");
+    }
+
+    /// Collecting the slots that leases returned frees those and no
+    /// others: a slot still leased is never counted free (nor handed to a
+    /// new value over the one its lease holds).
+    #[test]
+    fn only_the_slots_returned_are_collected_as_free() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 2);
+        let a = ledger.pop(&len).expect("listed").1;
+        let b = ledger.pop(&len).expect("listed").1;
+        assert_eq!(ledger.free_slots(), slots_for(8) - 2);
+        drop(a);
+        assert_eq!(ledger.free_slots(), slots_for(8) - 1, "b still leased");
+        drop(b);
+        assert_eq!(ledger.free_slots(), slots_for(8));
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
 }
