@@ -314,6 +314,7 @@ impl<'a, S, H> Owner<'a, S, H> {
 #[cfg(all(test, not(poolable_loom)))]
 mod tests {
     use super::*;
+    use crate::sync::try_lock;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool as StdBool;
 
@@ -463,6 +464,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The slow path re-entered from inside itself (both marks `BUSY`) is
+    /// refused too, not run again under the tenant's lock that the outer
+    /// call holds.
+    #[test]
+    fn a_slow_path_reentered_from_inside_itself_is_refused() {
+        for t in tenants() {
+            let idle = idle(&t);
+            let owner = Owner::new(&t);
+            let inner = owner.slow(|_, _| Owner::new(&t).slow(|_, _| ()).is_none());
+            assert_eq!(inner, Some(true), "refused");
+            assert_eq!(self::idle(&t), idle, "idle again");
+        }
+    }
+
+    /// A batch holds the process's one reclaimer lock from `begin` until
+    /// its `Fenced` is dropped, so no two batches overlap and a request is
+    /// applied only by the batch that posted it or by the owner. (Only the
+    /// held side is checked: other tests' batches may hold it after.)
+    #[test]
+    fn a_batch_holds_the_reclaimer_lock_until_it_is_dropped() {
+        let batch = Reclaim::begin();
+        assert!(try_lock(reclaimers()).is_none(), "begun");
+        let fenced = batch.fence();
+        assert!(try_lock(reclaimers()).is_none(), "fenced");
+        drop(fenced);
     }
 
     /// An owner thread and a reclaimer thread race; every operation runs
