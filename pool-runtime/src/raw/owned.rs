@@ -648,4 +648,31 @@ mod loom_models {
             assert_eq!(t.fast_counts(), [0, 0]);
         });
     }
+
+    /// Two reclaimers race with the owner idle: each applies its own
+    /// request, never the other's too (batches are serialised by
+    /// `Reclaim`, so a request is applied only by the batch that posted it
+    /// or by the owner).
+    #[test]
+    fn two_reclaimers_each_apply_only_their_own_request() {
+        loom::model(|| {
+            let t = Arc::new(Tenant::new(Log::default(), ()));
+            let reclaimers = [(); 2].map(|()| {
+                let t = Arc::clone(&t);
+                loom::thread::spawn(move || {
+                    let batch = Reclaim::begin();
+                    t.post(&batch, 1);
+                    batch.fence().apply(&*t, |_, log, n| {
+                        assert_eq!(n, 1, "another batch's request applied too");
+                        log.applied += u64::from(n);
+                    })
+                })
+            });
+            for reclaimer in reclaimers {
+                assert!(reclaimer.join().unwrap(), "the owner was idle");
+            }
+            let owner = Owner::new(&*t);
+            assert_eq!(owner.slow(|log, n| (log.applied, n)), Some((2, 0)));
+        });
+    }
 }
