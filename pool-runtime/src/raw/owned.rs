@@ -466,7 +466,7 @@ mod tests {
         }
     }
 
-    /// The slow path re-entered from inside itself (both marks `BUSY`) is
+    /// The slow path re-entered from inside itself (the mark `BUSY`) is
     /// refused too, not run again under the tenant's lock that the outer
     /// call holds.
     #[test]
