@@ -835,6 +835,7 @@ pub(crate) fn drop_each(dead: Dead, counters: &Counters) {
 #[cfg(all(test, not(poolable_loom)))]
 mod tests {
     use super::*;
+    use crate::Pool;
     use crate::policy::{Limits, Mode, Policy};
     use crate::raw::erased::{Kind, fill_with};
     use crate::tier::storage::{Check, is_reset};
@@ -880,6 +881,35 @@ mod tests {
     fn give(storage: &Arc<Storage>, value: Vec<u8>, bytes: usize) {
         let mut place = MaybeUninit::uninit();
         give_without_cache(storage, Moving::new(&mut place, value), bytes);
+    }
+
+    /// Held while a test's counts could be upset by a trim or a clear of
+    /// every pool (`registry.rs`).
+    fn every_pool() -> std::sync::MutexGuard<'static, ()> {
+        crate::registry::tests::EVERY_POOL
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A value leased from the calling thread's cache and returned on that
+    /// thread goes back into the slot it left (module docs): it never
+    /// moves, and the next get leases the same slot. A return that moved
+    /// it out of its slot into another one passed every other test.
+    #[test]
+    fn a_value_returned_on_the_thread_that_leased_it_stays_in_its_slot() {
+        let _every_pool = every_pool();
+        let pool: Pool<Vec<u8>> = Pool::new();
+        pool.put(Vec::new());
+        let leased = |pool: &Pool<Vec<u8>>| {
+            let hit = pool.get();
+            core::ptr::from_ref::<Vec<u8>>(&hit) as usize
+        };
+        let first = leased(&pool);
+        for round in 0..3 {
+            assert_eq!(leased(&pool), first, "round {round}: the value moved");
+        }
+        let stats = pool.stats();
+        assert_eq!((stats.misses, stats.retained), (0, 1), "{stats}");
     }
 
     /// The sizes `stats()` sums follow their values: through pushes, pops,
