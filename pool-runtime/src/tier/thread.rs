@@ -912,6 +912,55 @@ mod tests {
         assert_eq!((stats.misses, stats.retained), (0, 1), "{stats}");
     }
 
+    /// A get that finds the thread's cache empty takes half a cache's worth
+    /// from the shards at once (module docs, `refill`): one for the get,
+    /// the rest kept in the cache for the gets after it.
+    #[test]
+    fn a_refill_takes_half_a_cache_from_the_shards() {
+        let _every_pool = every_pool();
+        let pool: Pool<Vec<u8>> = Pool::new();
+        assert_eq!(pool.reserve(LOCAL_CACHE_SIZE), LOCAL_CACHE_SIZE);
+        let got = pool.get();
+        assert_eq!(pool.idle_shared(), LOCAL_CACHE_SIZE / 2);
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.misses, stats.retained),
+            (0, LOCAL_CACHE_SIZE - 1),
+            "{stats}"
+        );
+        drop(got);
+    }
+
+    /// With every slot of the cache leased, a refill hands the one value it
+    /// takes straight to the get: a shard's victim taken so leaves the
+    /// cache's aged prefix as it was, so the values leased since the last
+    /// trim and returned after it survive the next one. (Aging the refilled
+    /// victim there marked the oldest of them aged, and the next trim
+    /// dropped it.)
+    #[test]
+    fn a_victim_refilled_into_a_leased_out_cache_ages_none_of_its_values() {
+        let _every_pool = every_pool();
+        let mut pool: Pool<Vec<u8>> = Pool::new().max_retained(64);
+        pool.set_local_cache_size(4);
+        pool.set_no_spare_slots();
+        for _ in 0..4 {
+            pool.put(Vec::new());
+        }
+        assert_eq!(pool.reserve(1), 1);
+        // The shards' value becomes a victim, the cache's four are aged.
+        pool.trim();
+        // Each of the four leased in its slot, then the victim alone.
+        let out: Vec<_> = (0..4).map(|_| pool.get()).collect();
+        let fifth = pool.get();
+        assert_eq!(pool.idle_shared(), 0);
+        // No free slot for it: back to the shards, then the four to theirs.
+        drop(fifth);
+        drop(out);
+        pool.trim();
+        let stats = pool.stats();
+        assert_eq!((stats.dropped_idle, stats.retained), (0, 5), "{stats}");
+    }
+
     /// The sizes `stats()` sums follow their values: through pushes, pops,
     /// and the oldest leaving with the rest moving to the front.
     #[test]
