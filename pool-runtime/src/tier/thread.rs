@@ -931,6 +931,23 @@ mod tests {
         drop(got);
     }
 
+    /// A return to a full cache moves the oldest half of it to the shards
+    /// and keeps the value returned, the newest, in the cache (`spill`):
+    /// the next get hands it out first.
+    #[test]
+    fn a_return_to_a_full_cache_spills_its_oldest_half_to_the_shards() {
+        let _every_pool = every_pool();
+        let pool: Pool<Vec<u8>> = Pool::new();
+        for _ in 0..LOCAL_CACHE_SIZE {
+            pool.put(Vec::new());
+        }
+        assert_eq!(pool.idle_shared(), 0);
+        pool.put(Vec::with_capacity(64));
+        assert_eq!(pool.idle_shared(), LOCAL_CACHE_SIZE / 2);
+        assert_eq!(pool.stats().retained, LOCAL_CACHE_SIZE + 1);
+        assert_eq!(pool.get().capacity(), 64, "not the newest value");
+    }
+
     /// With every slot of the cache leased, a refill hands the one value it
     /// takes straight to the get: a shard's victim taken so leaves the
     /// cache's aged prefix as it was, so the values leased since the last
