@@ -978,6 +978,31 @@ mod tests {
         assert_eq!((stats.dropped_idle, stats.retained), (0, 5), "{stats}");
     }
 
+    /// Threads are spread over the shards: each takes the next number of a
+    /// process-wide count the first time it asks for its home shard, and
+    /// keeps it; its home among `n` shards is that number modulo `n`.
+    /// (Threads all at one home would all spill to and refill from one
+    /// shard, under one lock.)
+    #[test]
+    fn each_thread_keeps_a_home_shard_of_its_own() {
+        let homes = || {
+            std::thread::spawn(|| {
+                (
+                    home_shard(usize::MAX),
+                    home_shard(usize::MAX),
+                    home_shard(4),
+                )
+            })
+            .join()
+            .unwrap()
+        };
+        let (first, again, among_four) = homes();
+        assert_eq!(first, again, "a thread's home moved");
+        assert_eq!(among_four, first % 4);
+        let (second, _, _) = homes();
+        assert_ne!(first, second, "two threads at one home");
+    }
+
     /// The sizes `stats()` sums follow their values: through pushes, pops,
     /// and the oldest leaving with the rest moving to the front.
     #[test]
