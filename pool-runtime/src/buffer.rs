@@ -1044,9 +1044,7 @@ mod tests {
     #[test]
     #[cfg(not(poolable_loom))]
     fn a_leased_hit_leaves_its_slot_by_every_way_back() {
-        let _every_pool = crate::registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = crate::registry::tests::every_pool();
         // `static`: its last guard is dropped on a thread that is joined,
         // not scoped (a scope may end before the thread hands its caches
         // back).

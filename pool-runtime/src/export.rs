@@ -224,9 +224,7 @@ mod tests {
     #[test]
     fn the_gauges_of_a_name_whose_pools_are_dropped_read_0() {
         // A trim of every pool (another test's) would drop the idle value.
-        let _every_pool = crate::registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = crate::registry::tests::every_pool();
         let recorder = DebuggingRecorder::new();
         let export = || metrics::with_local_recorder(&recorder, super::export_metrics);
         let name = "export-test-gone";
@@ -295,9 +293,7 @@ mod tests {
     #[test]
     fn pools_that_share_a_name_are_exported_summed() {
         // A trim of every pool (another test's) would drop the idle value.
-        let _every_pool = crate::registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = crate::registry::tests::every_pool();
         // Two pools of one type under one name (as the default name,
         // `type_name`, would be): one series, their figures added.
         static MANY: Pool<Vec<u16>> = Pool::new().name("export-test-shared");

@@ -1234,9 +1234,7 @@ mod tests {
     /// left such a storage out of the list that `clear_all` steps.)
     #[test]
     fn clear_all_reaches_a_pool_published_and_not_yet_listed() {
-        let _every_pool = registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = registry::tests::every_pool();
         static POOL: Pool<Vec<u8>> = Pool::new();
         HOOK.set(Some((
             Stage::Published,
@@ -1313,9 +1311,7 @@ mod tests {
     /// that sent it to the shards passed every other test.
     #[test]
     fn a_value_shrunk_to_the_thread_caches_limit_stays_in_the_thread_cache() {
-        let _every_pool = registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = registry::tests::every_pool();
         let limit = crate::LOCAL_CACHE_MAX_BYTES;
         let pool: Pool<Measured> = Pool::new().max_bytes(limit).oversize(Oversize::Shrink);
         pool.put(Measured(4 * limit));
@@ -1333,9 +1329,7 @@ mod tests {
     /// other test: the spare slots took a refill beside the four values out.
     #[test]
     fn without_spare_slots_leased_values_hold_the_thread_caches_room() {
-        let _every_pool = registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _every_pool = registry::tests::every_pool();
         let mut pool: Pool<Vec<u8>> = Pool::new().max_retained(64);
         pool.set_local_cache_size(4);
         pool.set_no_spare_slots();

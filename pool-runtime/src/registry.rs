@@ -492,7 +492,13 @@ pub(crate) mod tests {
     /// pool's idle values: a trim of every pool reaches every test's pools
     /// (a value idle across two is dropped), and a count read while it runs
     /// can be one value out.
-    pub(crate) static EVERY_POOL: Mutex<()> = Mutex::new(());
+    static EVERY_POOL: Mutex<()> = Mutex::new(());
+
+    /// Hold [`EVERY_POOL`] (a test that panicked holding it leaves it
+    /// poisoned, not broken).
+    pub(crate) fn every_pool() -> std::sync::MutexGuard<'static, ()> {
+        EVERY_POOL.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
     /// A trim of every pool makes a number of heavy fences (expedited
     /// `membarrier` calls, each of which interrupts every running thread of
@@ -500,7 +506,7 @@ pub(crate) mod tests {
     /// per `trim_all`. It made one per thread cache of each pool.
     #[test]
     fn a_trim_of_every_pool_makes_one_heavy_fence() {
-        let _every_pool = EVERY_POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let _every_pool = every_pool();
         const THREADS: usize = 16;
         let pools: Arc<Vec<Pool<Vec<u8>>>> = Arc::new((0..4).map(|_| Pool::new()).collect());
         let parked = Arc::new(Barrier::new(THREADS + 1));

@@ -838,6 +838,7 @@ mod tests {
     use crate::Pool;
     use crate::policy::{Limits, Mode, Policy};
     use crate::raw::erased::{Kind, fill_with};
+    use crate::registry::tests::every_pool;
     use crate::tier::storage::{Check, is_reset};
     use core::mem::MaybeUninit;
     use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -881,14 +882,6 @@ mod tests {
     fn give(storage: &Arc<Storage>, value: Vec<u8>, bytes: usize) {
         let mut place = MaybeUninit::uninit();
         give_without_cache(storage, Moving::new(&mut place, value), bytes);
-    }
-
-    /// Held while a test's counts could be upset by a trim or a clear of
-    /// every pool (`registry.rs`).
-    fn every_pool() -> std::sync::MutexGuard<'static, ()> {
-        crate::registry::tests::EVERY_POOL
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// A value leased from the calling thread's cache and returned on that
