@@ -63,7 +63,7 @@ pub(crate) struct Tenant<S, H> {
     /// Kept in a mark per kind, beside `BUSY`, they cost each operation the
     /// other kind's mark to load and more to set `BUSY`: 4 instructions
     /// more per get or return (`benches/instructions.rs`).
-    counts: [AtomicU64; 2],
+    counts: [AtomicU64; OPS],
     /// Held by whoever applies requests: the owner's slow path or a reclaimer.
     lock: Mutex<()>,
     state: UnsafeCell<S>,
@@ -82,12 +82,20 @@ const BUSY: u32 = 1;
 /// membarrier on this system); else a compiler fence.
 const FENCED: u32 = 2;
 
-/// The two kinds of fast-path operation, each counted on its own.
+/// The kinds of fast-path operation, each counted on its own: gets and
+/// returns, and (for the thread tier, `tier/thread.rs`) the gets and returns
+/// that went through its hot slot, whose difference tells whether that slot
+/// holds a value.
 #[derive(Clone, Copy)]
 pub(crate) enum Op {
     Get = 0,
     Put = 1,
+    GetHot = 2,
+    PutHot = 3,
 }
+
+/// How many kinds [`Op`] has.
+pub(crate) const OPS: usize = 4;
 
 /// What the owner's fast path found.
 pub(crate) enum Fast<R> {
@@ -102,7 +110,7 @@ impl<S, H> Tenant<S, H> {
         Tenant {
             mark: AtomicU32::new(if fence::asymmetric() { 0 } else { FENCED }),
             pending: AtomicU32::new(0),
-            counts: [AtomicU64::new(0), AtomicU64::new(0)],
+            counts: core::array::from_fn(|_| AtomicU64::new(0)),
             lock: Mutex::new(()),
             state: UnsafeCell::new(state),
             head,
@@ -117,8 +125,9 @@ impl<S, H> Tenant<S, H> {
         self.pending.fetch_add(n, Ordering::Release);
     }
 
-    /// How many gets and returns ([`Op`]) the owner's fast path counted.
-    pub(crate) fn fast_counts(&self) -> [u64; 2] {
+    /// How many operations of each kind ([`Op`]) the owner's fast path
+    /// counted.
+    pub(crate) fn fast_counts(&self) -> [u64; OPS] {
         self.counts.each_ref().map(|c| c.load(Ordering::Relaxed))
     }
 
@@ -240,16 +249,16 @@ impl<'a, S, H> Owner<'a, S, H> {
     }
 
     /// [`Tenant::fast_counts`].
-    pub(crate) fn fast_counts(&self) -> [u64; 2] {
+    pub(crate) fn fast_counts(&self) -> [u64; OPS] {
         self.tenant.fast_counts()
     }
 
     /// The fast path: `f` with the state, unless a request is pending or this
     /// thread is already inside an operation on the tenant (re-entered from
-    /// user code), in which case nothing runs. `f` says whether to count the
-    /// operation (as an `op`, [`Tenant::fast_counts`]).
+    /// user code), in which case nothing runs. `f` says what to count the
+    /// operation as, if anything ([`Tenant::fast_counts`]).
     #[inline(always)]
-    pub(crate) fn fast<R>(&self, op: Op, f: impl FnOnce(&mut S) -> (R, bool)) -> Fast<R> {
+    pub(crate) fn fast<R>(&self, f: impl FnOnce(&mut S) -> (R, Option<Op>)) -> Fast<R> {
         let t = self.tenant;
         let idle = t.mark.load(Ordering::Relaxed);
         if idle & (BUSY | FENCED) == 0 {
@@ -273,7 +282,7 @@ impl<'a, S, H> Owner<'a, S, H> {
         // `BUSY` is clear again (module docs).
         let (out, counted) = f(unsafe { &mut *t.state.get_mut().as_ptr() });
         t.mark.store(idle, Ordering::Release);
-        if counted {
+        if let Some(op) = counted {
             // Only the owner writes it: a load and a store, not a
             // read-modify-write (one `inc` on x86).
             let count = &t.counts[op as usize];
@@ -361,7 +370,7 @@ mod tests {
     /// One owner operation: the fast path, else the slow path (which applies
     /// what is pending).
     fn op(owner: &Owner<'_, Log, ()>, kind: Op) {
-        if let Fast::Slow = owner.fast(kind, |log| (log.ops += 1, true)) {
+        if let Fast::Slow = owner.fast(|log| (log.ops += 1, Some(kind))) {
             owner
                 .slow(|log, n| {
                     log.ops += 1;
@@ -384,12 +393,16 @@ mod tests {
             op(&owner, Op::Get);
             assert!(reclaim(&t, 2));
             assert_eq!(t.pending.load(Ordering::Relaxed), 0);
-            let counted = owner.fast(Op::Put, |log| (log.ops += 1, true));
+            let counted = owner.fast(|log| (log.ops += 1, Some(Op::Put)));
             assert!(matches!(counted, Fast::Done(())));
-            let uncounted = owner.fast(Op::Put, |log| (log.ops += 1, false));
+            let uncounted = owner.fast(|log| (log.ops += 1, None));
             assert!(matches!(uncounted, Fast::Done(())));
             assert_eq!(log(&t), (3, 2));
-            assert_eq!(t.fast_counts(), [1, 1], "one get and one return counted");
+            assert_eq!(
+                t.fast_counts(),
+                [1, 1, 0, 0],
+                "one get and one return counted"
+            );
             assert_eq!(self::idle(&t), idle, "idle again");
         }
     }
@@ -400,19 +413,19 @@ mod tests {
             let idle = idle(&t);
             let owner = Owner::new(&t);
             for op in [Op::Get, Op::Put] {
-                let during = owner.fast(op, |log| {
+                let during = owner.fast(|log| {
                     log.ops += 1;
                     // The owner is busy: the request waits for its next
                     // operation.
-                    (reclaim(&t, 1), true)
+                    (reclaim(&t, 1), Some(op))
                 });
                 assert!(matches!(during, Fast::Done(false)));
-                assert!(matches!(owner.fast(Op::Get, |_| ((), true)), Fast::Slow));
-                assert!(matches!(owner.fast(Op::Put, |_| ((), true)), Fast::Slow));
+                assert!(matches!(owner.fast(|_| ((), Some(Op::Get))), Fast::Slow));
+                assert!(matches!(owner.fast(|_| ((), Some(Op::Put))), Fast::Slow));
                 assert_eq!(owner.slow(|_, n| n), Some(1));
-                assert!(matches!(owner.fast(op, |_| ((), true)), Fast::Done(())));
+                assert!(matches!(owner.fast(|_| ((), Some(op))), Fast::Done(())));
             }
-            assert_eq!(t.fast_counts(), [2, 2]);
+            assert_eq!(t.fast_counts(), [2, 2, 0, 0]);
             assert_eq!(self::idle(&t), idle, "idle again");
         }
     }
@@ -423,19 +436,19 @@ mod tests {
             let idle = idle(&t);
             let owner = Owner::new(&t);
             for op in [Op::Get, Op::Put] {
-                let inner = owner.fast(op, |_| {
+                let inner = owner.fast(|_| {
                     let again = Owner::new(&t);
                     let refused = (
-                        matches!(again.fast(op, |_| ((), true)), Fast::Slow),
+                        matches!(again.fast(|_| ((), Some(op))), Fast::Slow),
                         again.slow(|_, _| ()).is_none(),
                     );
-                    (refused, true)
+                    (refused, Some(op))
                 });
                 assert!(matches!(inner, Fast::Done((true, true))));
             }
             let inner = owner.slow(|_, _| {
                 let again = Owner::new(&t);
-                [Op::Get, Op::Put].map(|op| matches!(again.fast(op, |_| ((), true)), Fast::Slow))
+                [Op::Get, Op::Put].map(|op| matches!(again.fast(|_| ((), Some(op))), Fast::Slow))
             });
             assert_eq!(inner, Some([true, true]));
             assert_eq!(self::idle(&t), idle, "idle again");
@@ -450,13 +463,13 @@ mod tests {
         for t in tenants() {
             let owner = Owner::new(&t);
             for (outer, inner) in [(Op::Get, Op::Put), (Op::Put, Op::Get)] {
-                let refused = owner.fast(outer, |log| {
+                let refused = owner.fast(|log| {
                     let first = &mut log.ops;
                     let again = Owner::new(&t);
                     let refused =
-                        matches!(again.fast(inner, |log| (log.ops += 1, true)), Fast::Slow);
+                        matches!(again.fast(|log| (log.ops += 1, Some(inner))), Fast::Slow);
                     *first += 1;
-                    (refused, true)
+                    (refused, Some(outer))
                 });
                 assert!(
                     matches!(refused, Fast::Done(true)),
@@ -550,7 +563,7 @@ mod loom_models {
     /// One owner operation, as `tier/thread.rs` makes them: the fast path,
     /// else the slow path. Whether the fast path ran it.
     fn op(owner: &Owner<'_, Log, ()>, kind: Op) -> bool {
-        match owner.fast(kind, |log| (log.ops += 1, true)) {
+        match owner.fast(|log| (log.ops += 1, Some(kind))) {
             Fast::Done(()) => true,
             Fast::Slow => {
                 owner
@@ -587,7 +600,7 @@ mod loom_models {
             assert_eq!(t.mark.load(Ordering::Relaxed), FENCED);
             let reclaimer = spawn_reclaimer(&t);
             let owner = Owner::new(&*t);
-            let mut fast = [0_u64; 2];
+            let mut fast = [0_u64; OPS];
             for &kind in ops {
                 if op(&owner, kind) {
                     fast[kind as usize] += 1;
@@ -645,7 +658,7 @@ mod loom_models {
                 })
                 .unwrap();
             assert_eq!((ops, applied), (1, 1));
-            assert_eq!(t.fast_counts(), [0, 0]);
+            assert_eq!(t.fast_counts(), [0; OPS]);
         });
     }
 

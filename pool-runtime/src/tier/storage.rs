@@ -3,7 +3,7 @@
 //! without a thread cache, and its key in every thread's table.
 
 use super::shared::{Dead, Shards};
-use super::thread::{Head, Retained, Stack};
+use super::thread::{Head, Stack};
 use crate::autocap::AutoCap;
 use crate::policy::Limits;
 use crate::raw::erased::{Kind, Moving};
@@ -67,7 +67,8 @@ pub(crate) trait Cache: Send + Sync {
     /// The gets and returns its owner's fast path counted (`[gets, puts]`),
     /// beside `counters`.
     fn fast_counts(&self) -> [u64; 2];
-    fn retained(&self) -> &Retained;
+    /// The values it holds and their bytes.
+    fn retained(&self) -> (usize, usize);
     /// Ask it for a decay step, in `reclaim`'s batch.
     fn post(&self, reclaim: &Reclaim);
     /// After the batch's fence: age it now if its owner is between two
@@ -233,11 +234,7 @@ impl Core {
 
     /// The bytes every thread cache of this pool holds now.
     pub(crate) fn cached_bytes(&self) -> usize {
-        saturating_sum(
-            lock(&self.caches)
-                .iter()
-                .map(|cache| cache.retained().bytes()),
-        )
+        saturating_sum(lock(&self.caches).iter().map(|cache| cache.retained().1))
     }
 
     pub(crate) fn stats(&self) -> Stats {
@@ -294,7 +291,9 @@ impl Core {
         for cache in caches.iter() {
             let fast = cache.fast_counts();
             cache.counters().sum_into_with(fast, &mut stats);
-            cache.retained().sum_into(&mut stats);
+            let (count, bytes) = cache.retained();
+            stats.retained += count;
+            stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
             returns_beyond_gets += cache.counters().returns_beyond_gets(fast);
         }
         (stats, returns_beyond_gets)

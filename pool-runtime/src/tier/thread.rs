@@ -28,10 +28,10 @@ use super::storage::{Cache, Storage};
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::erased::{Moving, Out};
 use crate::raw::lease::{self, IDLE, Ledger, RawLease};
-use crate::raw::owned::{Fast, Fenced, Op, Owner, Reclaim, Tenant};
+use crate::raw::owned::{Fast, Fenced, OPS, Op, Owner, Reclaim, Tenant};
 use crate::raw::table::{self, KeyCopy, Lookup};
-use crate::stats::{Counters, Event, Stats, saturating_sum};
-use crate::sync::{Arc, AtomicUsize, Ordering::Relaxed};
+use crate::stats::{Counters, Event, saturating_sum};
+use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
 
 const _: () = assert!(LOCAL_CACHE_SIZE == IDLE, "a ledger lists a whole cache");
@@ -53,6 +53,11 @@ pub(crate) type PoolKey = KeyCopy<Stack, Head>;
 /// the slot back: the value stays where it is. (Moving it out to the guard
 /// and back cost two copies per get+drop, and a store-forwarding stall when
 /// the reset had just written small fields, `benches/paired.rs`.)
+///
+/// The newest of all can sit in the ledger's hot slot, outside the list,
+/// where a get and a return on the fast path cost one store each
+/// (`Ledger::take_hot`). Off the fast path a [`Settled`] lists it first, so
+/// that everything there sees one list.
 pub(crate) struct Stack {
     ledger: Ledger,
     /// The pool's `local_cap`, kept here so a return reads it from memory
@@ -86,6 +91,15 @@ impl Stack {
 pub(crate) struct Retained {
     len: AtomicUsize,
     sizes: [AtomicUsize; LOCAL_CACHE_SIZE],
+    /// The size of the hot slot's value (`Ledger::take_hot`), when it
+    /// holds one. Whether it does is not stored: a get from it and a return
+    /// to it would each store it. It is counted instead: the fast path's
+    /// returns to it ([`Op::PutHot`]) less its gets from it
+    /// ([`Op::GetHot`]) and the values listed from it off the fast path
+    /// (`hot_out`).
+    hot_bytes: AtomicUsize,
+    /// Written by the stack's holder (see `hot_bytes`).
+    hot_out: AtomicU64,
 }
 
 impl Default for Retained {
@@ -93,45 +107,86 @@ impl Default for Retained {
         Retained {
             len: AtomicUsize::new(0),
             sizes: core::array::from_fn(|_| AtomicUsize::new(0)),
+            hot_bytes: AtomicUsize::new(0),
+            hot_out: AtomicU64::new(0),
         }
     }
 }
 
 impl Retained {
-    /// The values held and their bytes. Exact for the calling thread's own
-    /// cache; for another thread's, a snapshot taken while it may move.
-    fn get(&self) -> (usize, usize) {
+    /// The values held and their bytes (`cache` is the one whose counts
+    /// these are). Exact for the calling thread's own cache; for another
+    /// thread's, a snapshot taken while it may move.
+    fn get(&self, cache: &ThreadCache) -> (usize, usize) {
+        // Each value enters the hot slot (counted in `PutHot`) before it
+        // leaves (`GetHot`, `hot_out`): read the leaving first, so that a
+        // reading taken while they move is not below zero.
+        let out = self.hot_out.load(Relaxed);
+        let fast = Tenant::fast_counts(cache);
+        let left = fast[Op::GetHot as usize].saturating_add(out);
+        let hot = fast[Op::PutHot as usize].saturating_sub(left) > 0;
+        let (len, bytes) = self.listed();
+        let hot_bytes = if hot { self.hot_bytes.load(Relaxed) } else { 0 };
+        (len + usize::from(hot), bytes.saturating_add(hot_bytes))
+    }
+
+    /// The values listed (not in the hot slot) and their bytes.
+    fn listed(&self) -> (usize, usize) {
         let len = self.len.load(Relaxed).min(LOCAL_CACHE_SIZE);
         let bytes = saturating_sum(self.sizes[..len].iter().map(|s| s.load(Relaxed)));
         (len, bytes)
     }
+}
 
-    /// The bytes of the values this cache holds now.
-    pub(crate) fn bytes(&self) -> usize {
-        self.get().1
-    }
-
-    /// Add these counts to `stats`.
-    pub(crate) fn sum_into(&self, stats: &mut Stats) {
-        let (len, bytes) = self.get();
-        stats.retained += len;
-        stats.retained_bytes = stats.retained_bytes.saturating_add(bytes);
-    }
+/// A cache's fast counts ([`Op`]) as gets and returns, each through the
+/// hot slot or not.
+fn gets_and_puts(fast: [u64; OPS]) -> [u64; 2] {
+    let sum = |a: Op, b: Op| fast[a as usize].wrapping_add(fast[b as usize]);
+    [sum(Op::Get, Op::GetHot), sum(Op::Put, Op::PutHot)]
 }
 
 /// A [`Stack`] in its holder's hands, with its counts (in the [`Head`]).
 pub(crate) struct Held<'a> {
     stack: &'a mut Stack,
     retained: &'a Retained,
+    /// The most values the list takes: on the fast path one fewer than the
+    /// cap, for the hot slot (`Ledger::take_hot`); off it ([`Settled`]),
+    /// the cap.
+    cap: usize,
 }
 
 impl<'a> Held<'a> {
+    /// The stack on the owner's fast path (off it: [`Settled`]).
     #[inline(always)]
     pub(crate) fn new(stack: &'a mut Stack, head: &'a Head) -> Self {
+        // Never below 0: a cache's cap is at least 1 (`link`).
+        let cap = stack.cap.min(LOCAL_CACHE_SIZE).saturating_sub(1);
         Held {
             stack,
             retained: &head.retained,
+            cap,
         }
+    }
+
+    /// Lease the hot slot's value out, if it holds one.
+    #[inline(always)]
+    fn take_hot(&mut self) -> Option<RawLease> {
+        self.stack.ledger.take_hot()
+    }
+
+    /// Keep `lease`'s slot as the hot one, `bytes` big, if it is empty and
+    /// the lease is this cache's; whether it did (`lease` left `None`).
+    #[inline(always)]
+    fn put_hot(&mut self, lease: &mut Option<RawLease>, bytes: usize) -> bool {
+        if !self.stack.ledger.put_hot(lease) {
+            return false;
+        }
+        // As `restore`'s sizes.
+        let size = &self.retained.hot_bytes;
+        if size.load(Relaxed) != bytes {
+            size.store(bytes, Relaxed);
+        }
+        true
     }
 
     #[inline(always)]
@@ -182,7 +237,7 @@ impl<'a> Held<'a> {
     #[inline(always)]
     fn restore(&mut self, lease: &mut Option<RawLease>, bytes: usize) -> bool {
         let stack = &mut *self.stack;
-        let Some(i) = stack.ledger.restore(lease, &self.retained.len, stack.cap) else {
+        let Some(i) = stack.ledger.restore(lease, &self.retained.len, self.cap) else {
             return false;
         };
         // Stored only if it changed: a value goes back at the size it left
@@ -200,7 +255,7 @@ impl<'a> Held<'a> {
     #[inline]
     fn push<'v>(&mut self, value: Moving<'v>, bytes: usize) -> Result<(), Moving<'v>> {
         let stack = &mut *self.stack;
-        let i = stack.ledger.fill(value, &self.retained.len, stack.cap)?;
+        let i = stack.ledger.fill(value, &self.retained.len, self.cap)?;
         if let Some(size) = self.retained.sizes.get(i) {
             size.store(bytes, Relaxed);
         }
@@ -210,7 +265,7 @@ impl<'a> Held<'a> {
     /// How many values a push can take now: room under the cap, in free
     /// slots.
     fn room(&mut self) -> usize {
-        let under_cap = self.stack.cap.saturating_sub(self.len());
+        let under_cap = self.cap.saturating_sub(self.len());
         under_cap.min(self.stack.ledger.free_slots())
     }
 
@@ -241,6 +296,53 @@ impl<'a> Held<'a> {
 }
 
 /// See [`Held::oldest`].
+/// The stack off the owner's fast path (a slow get or return, a decay
+/// step, the thread's exit), under the cap: the hot slot's value is listed
+/// as the newest idle one while it lives, so that all of that sees one
+/// list; when it goes, the hot slot is blocked if the list is at the cap
+/// (the rule of `Ledger::take_hot`).
+pub(crate) struct Settled<'a>(Held<'a>);
+
+impl<'a> Settled<'a> {
+    pub(crate) fn new(stack: &'a mut Stack, head: &'a Head) -> Self {
+        let cap = stack.cap.min(LOCAL_CACHE_SIZE);
+        let retained = &head.retained;
+        if let Some(i) = stack.ledger.unhot(&retained.len) {
+            if let Some(size) = retained.sizes.get(i) {
+                size.store(retained.hot_bytes.load(Relaxed), Relaxed);
+            }
+            // Only the holder writes it.
+            let out = &retained.hot_out;
+            out.store(out.load(Relaxed) + 1, Relaxed);
+        }
+        Settled(Held {
+            stack,
+            retained,
+            cap,
+        })
+    }
+}
+
+impl<'a> core::ops::Deref for Settled<'a> {
+    type Target = Held<'a>;
+    fn deref(&self) -> &Held<'a> {
+        &self.0
+    }
+}
+
+impl<'a> core::ops::DerefMut for Settled<'a> {
+    fn deref_mut(&mut self) -> &mut Held<'a> {
+        &mut self.0
+    }
+}
+
+impl Drop for Settled<'_> {
+    fn drop(&mut self) {
+        let held = &mut self.0;
+        held.stack.ledger.settle_hot(&held.retained.len, held.cap);
+    }
+}
+
 pub(crate) struct Oldest<'h> {
     values: lease::Oldest<'h>,
     sizes: &'h [AtomicUsize; LOCAL_CACHE_SIZE],
@@ -316,7 +418,7 @@ impl table::Head<Stack> for Head {
         let head = owner.head();
         let storage = &head.storage;
         let dead = owner.slow(|stack, _| {
-            let mut stack = Held::new(stack, head);
+            let mut stack = Settled::new(stack, head);
             let mut dead = storage.shards.dead();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
@@ -339,7 +441,7 @@ impl table::Head<Stack> for Head {
         };
         head.counters.add_owned(Event::DroppedIdle, idle);
         head.counters.add_owned(Event::DroppedFull, full);
-        storage.unregister(&head.counters, owner.fast_counts());
+        storage.unregister(&head.counters, gets_and_puts(owner.fast_counts()));
         drop_each(dead, &storage.counters);
     }
 
@@ -354,11 +456,11 @@ impl Cache for ThreadCache {
     }
 
     fn fast_counts(&self) -> [u64; 2] {
-        Tenant::fast_counts(self)
+        gets_and_puts(Tenant::fast_counts(self))
     }
 
-    fn retained(&self) -> &Retained {
-        &self.head.retained
+    fn retained(&self) -> (usize, usize) {
+        self.head.retained.get(self)
     }
 
     fn post(&self, reclaim: &Reclaim) {
@@ -368,7 +470,7 @@ impl Cache for ThreadCache {
     fn age_if_idle(&self, fenced: &Fenced, dead: &mut Dead) {
         let storage = &self.head.storage;
         fenced.apply(self, |head, stack, _| {
-            age(&mut Held::new(stack, head), storage, dead);
+            age(&mut Settled::new(stack, head), storage, dead);
         });
     }
 }
@@ -392,10 +494,14 @@ pub(crate) fn take(key: &impl Lookup<Stack, Head>) -> Option<RawLease> {
 #[inline(always)]
 fn pop_lease(owner: Owner<'_, Stack, Head>) -> Fast<Option<RawLease>> {
     let head = owner.head();
-    owner.fast(Op::Get, |stack| {
-        let lease = Held::new(stack, head).pop_lease();
-        let found = lease.is_some();
-        (lease, found)
+    owner.fast(|stack| {
+        let mut held = Held::new(stack, head);
+        if let Some(lease) = held.take_hot() {
+            return (Some(lease), Some(Op::GetHot));
+        }
+        let lease = held.pop_lease();
+        let op = lease.is_some().then_some(Op::Get);
+        (lease, op)
     })
 }
 
@@ -419,9 +525,9 @@ pub(crate) fn take_far(key: &PoolKey) -> Option<RawLease> {
 #[inline(always)]
 fn fast_put(owner: &Owner<'_, Stack, Head>, f: impl FnOnce(&mut Held<'_>) -> bool) -> bool {
     let head = owner.head();
-    let done = owner.fast(Op::Put, |stack| {
+    let done = owner.fast(|stack| {
         let done = f(&mut Held::new(stack, head));
-        (done, done)
+        (done, done.then_some(Op::Put))
     });
     matches!(done, Fast::Done(true))
 }
@@ -449,7 +555,7 @@ fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
     head.counters.add_owned(Event::Get, 1);
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let dead = owner.slow(|stack, _| {
-        let mut stack = Held::new(stack, head);
+        let mut stack = Settled::new(stack, head);
         let mut dead = head.storage.shards.dead();
         age(&mut stack, &head.storage, &mut dead);
         if stack.len() == 0 {
@@ -564,7 +670,16 @@ pub(crate) fn give_lease(
 /// return (`lease` left `None`).
 #[inline(always)]
 fn restore(owner: &Owner<'_, Stack, Head>, lease: &mut Option<RawLease>, bytes: usize) -> bool {
-    fast_put(owner, |held| held.restore(lease, bytes))
+    let head = owner.head();
+    let done = owner.fast(|stack| {
+        let mut held = Held::new(stack, head);
+        if held.put_hot(lease, bytes) {
+            return (true, Some(Op::PutHot));
+        }
+        let done = held.restore(lease, bytes);
+        (done, done.then_some(Op::Put))
+    });
+    matches!(done, Fast::Done(true))
 }
 
 /// [`give_lease`] when the slot was not listed again: a key past the
@@ -631,7 +746,7 @@ fn spill(owner: &Owner<'_, Stack, Head>, value: Moving<'_>, bytes: usize) {
     let cap = head.storage.limits.local_cap;
     let mut value = Some(value);
     let dead = owner.slow(|stack, _| {
-        let mut stack = Held::new(stack, head);
+        let mut stack = Settled::new(stack, head);
         let storage = &head.storage;
         let mut dead = storage.shards.dead();
         age(&mut stack, storage, &mut dead);
@@ -744,7 +859,7 @@ fn link(storage: &Arc<Storage>) -> bool {
     table::with(&storage.key, |owner| {
         owner.slow(|stack, _| {
             let mut dead = storage.shards.dead();
-            age(&mut Held::new(stack, owner.head()), storage, &mut dead);
+            age(&mut Settled::new(stack, owner.head()), storage, &mut dead);
             debug_assert!(dead.is_empty(), "a new cache holds nothing");
         })
     });
@@ -1012,18 +1127,18 @@ mod tests {
         for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
             assert!(push(&mut held, value, bytes));
         }
-        assert_eq!(head.retained.get(), (4, 100));
+        assert_eq!(head.retained.listed(), (4, 100));
         let out = fill_with::<u32>(|out| assert!(held.pop_into(out)));
         assert_eq!(out, Some(4));
-        assert_eq!(head.retained.get(), (3, 60));
+        assert_eq!(head.retained.listed(), (3, 60));
 
         // One of the two oldest is taken, then the iterator is dropped.
         assert_eq!(oldest(&mut held, 2, 1), [(1, 10)]);
-        assert_eq!(head.retained.get(), (2, 50));
+        assert_eq!(head.retained.listed(), (2, 50));
         assert!(push(&mut held, 5, 50));
-        assert_eq!(head.retained.get(), (3, 100));
+        assert_eq!(head.retained.listed(), (3, 100));
         assert_eq!(oldest(&mut held, 3, 3), [(2, 20), (3, 30), (5, 50)]);
-        assert_eq!(head.retained.get(), (0, 0));
+        assert_eq!(head.retained.listed(), (0, 0));
     }
 
     /// A dirty return under `POOLABLE=chaos` (no thread caches: every
