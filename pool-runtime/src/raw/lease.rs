@@ -178,15 +178,15 @@ impl Slots {
 struct List {
     /// The idle slots' cells, oldest first, then `none`.
     order: [NonNull<u8>; IDLE],
-    /// The hot slot: the cell of one more idle value, kept apart from
-    /// `order`; else null ([`EMPTY`]) or [`BLOCKED`] (see
-    /// [`Ledger::take_hot`]).
-    hot: *mut u8,
     slots: NonNull<Slots>,
     /// Free slots, to the holder's knowledge.
     free: u64,
     /// Every slot's bit.
     all: u64,
+    /// The hot slot: the cell of one more idle value, kept apart from
+    /// `order`; else null ([`EMPTY`]) or [`BLOCKED`] (see
+    /// [`Ledger::take_hot`]).
+    hot: *mut u8,
 }
 
 impl List {
