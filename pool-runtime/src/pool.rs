@@ -1261,7 +1261,7 @@ mod tests {
     /// it has entries) leases from its thread cache too, and its returns
     /// list their slots again: it took the locked slow path for every get
     /// (551 instructions per get + push + drop against a mirrored pool's
-    /// 115; 201 once it stopped, 190 now: `benches/instructions.rs far`).
+    /// 115; 201 once it stopped, 186 now: `benches/instructions.rs far`).
     #[test]
     fn a_pool_past_the_tables_mirror_leases_from_its_thread_cache() {
         let mut pools: Vec<Pool<Vec<u8>>> = Vec::new();
