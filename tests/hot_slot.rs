@@ -68,13 +68,16 @@ fn a_cache_at_its_cap_keeps_no_value_past_it_in_its_hot_slot() {
 /// shards, as the rest of its cache: another thread's get finds it.
 #[test]
 fn a_value_in_the_hot_slot_leaves_with_its_thread_for_the_shards() {
-    let pool = Pool::<Vec<u8>>::new();
-    thread::scope(|s| {
-        s.spawn(|| {
-            drop(pool.get());
-            drop(pool.get());
-        });
-    });
+    static POOL: Pool<Vec<u8>> = Pool::new();
+    let pool = &POOL;
+    // `join`, not a scope: it waits for the thread's exit, thread-locals'
+    // destructors included (a scope's end may come before them).
+    thread::spawn(|| {
+        drop(POOL.get());
+        drop(POOL.get());
+    })
+    .join()
+    .unwrap();
     let stats = pool.stats();
     assert_eq!((stats.retained, stats.misses), (1, 1), "{stats}");
     drop(pool.get());
