@@ -295,7 +295,6 @@ impl<'a> Held<'a> {
     }
 }
 
-/// See [`Held::oldest`].
 /// The stack off the owner's fast path (a slow get or return, a decay
 /// step, the thread's exit), under the cap: the hot slot's value is listed
 /// as the newest idle one while it lives, so that all of that sees one
@@ -343,6 +342,7 @@ impl Drop for Settled<'_> {
     }
 }
 
+/// See [`Held::oldest`].
 pub(crate) struct Oldest<'h> {
     values: lease::Oldest<'h>,
     sizes: &'h [AtomicUsize; LOCAL_CACHE_SIZE],
@@ -519,15 +519,15 @@ pub(crate) fn take_far(key: &PoolKey) -> Option<RawLease> {
     }
 }
 
-/// `f` on the cache on the owner's fast path, counted as a return when it
-/// returns true; false if it returned false or the fast path was refused
-/// (busy, or requests pending).
+/// `f` on the cache on the owner's fast path, counted as the kind of
+/// return it names; false if it named none (it kept nothing) or the fast
+/// path was refused (busy, or requests pending).
 #[inline(always)]
-fn fast_put(owner: &Owner<'_, Stack, Head>, f: impl FnOnce(&mut Held<'_>) -> bool) -> bool {
+fn fast_put(owner: &Owner<'_, Stack, Head>, f: impl FnOnce(&mut Held<'_>) -> Option<Op>) -> bool {
     let head = owner.head();
     let done = owner.fast(|stack| {
-        let done = f(&mut Held::new(stack, head));
-        (done, done.then_some(Op::Put))
+        let op = f(&mut Held::new(stack, head));
+        (op.is_some(), op)
     });
     matches!(done, Fast::Done(true))
 }
@@ -670,16 +670,12 @@ pub(crate) fn give_lease(
 /// return (`lease` left `None`).
 #[inline(always)]
 fn restore(owner: &Owner<'_, Stack, Head>, lease: &mut Option<RawLease>, bytes: usize) -> bool {
-    let head = owner.head();
-    let done = owner.fast(|stack| {
-        let mut held = Held::new(stack, head);
+    fast_put(owner, |held| {
         if held.put_hot(lease, bytes) {
-            return (true, Some(Op::PutHot));
+            return Some(Op::PutHot);
         }
-        let done = held.restore(lease, bytes);
-        (done, done.then_some(Op::Put))
-    });
-    matches!(done, Fast::Done(true))
+        held.restore(lease, bytes).then_some(Op::Put)
+    })
 }
 
 /// [`give_lease`] when the slot was not listed again: a key past the
@@ -703,14 +699,12 @@ pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: us
 #[inline(always)]
 fn push(owner: &Owner<'_, Stack, Head>, value: &mut Option<Moving<'_>>, bytes: usize) -> bool {
     fast_put(owner, |held| {
-        let Some(v) = value.take() else {
-            return false;
-        };
+        let v = value.take()?;
         match held.push(v, bytes) {
-            Ok(()) => true,
+            Ok(()) => Some(Op::Put),
             Err(v) => {
                 *value = Some(v);
-                false
+                None
             }
         }
     })
