@@ -442,8 +442,10 @@ impl Ledger {
     /// owner's fast path: a get that finds it leases it with one load and
     /// one store, and a return to an empty one puts it back with one
     /// compare and one store, where the list's pop and restore move its
-    /// length and an entry each (6.2 ns against 7.0 per get + push + drop,
-    /// `benches/paired.rs`). It is the newest value when it holds one.
+    /// length and an entry each (6.1 ns against 7.0 per get + push + drop,
+    /// `benches/paired.rs`). A get takes from it first, and a return fills
+    /// it whenever it is empty, so in a steady get-and-return it serves
+    /// every operation; it need not hold the newest value.
     ///
     /// The holder keeps this rule: **when the hot slot is empty, the list
     /// is below the cap**, so a return that fills it never goes past the
@@ -486,7 +488,9 @@ impl Ledger {
 
     /// The hot slot's value listed as the newest idle one, and the slot
     /// emptied (also if it was blocked): its position in the list, if it
-    /// held one.
+    /// held one. (Values listed while it was full came back after it: they
+    /// now count as older by one place, which only changes which of the
+    /// values idle since the same trim a spill takes first.)
     pub(crate) fn unhot(&mut self, len: &AtomicUsize) -> Option<usize> {
         let hot = self.list.hot;
         let cell = NonNull::new(hot).filter(|_| hot != BLOCKED);

@@ -54,8 +54,8 @@ pub(crate) type PoolKey = KeyCopy<Stack, Head>;
 /// and back cost two copies per get+drop, and a store-forwarding stall when
 /// the reset had just written small fields, `benches/paired.rs`.)
 ///
-/// The newest of all can sit in the ledger's hot slot, outside the list,
-/// where a get and a return on the fast path cost one store each
+/// One more idle value can sit in the ledger's hot slot, outside the
+/// list, where a get and a return on the fast path cost one store each
 /// (`Ledger::take_hot`). Off the fast path a [`Settled`] lists it first, so
 /// that everything there sees one list.
 pub(crate) struct Stack {
