@@ -213,6 +213,17 @@ impl List {
         }
     }
 
+    /// The hot slot's cell, if it holds a value (neither [`EMPTY`] nor
+    /// [`BLOCKED`]).
+    #[inline(always)]
+    fn hot_cell(&self) -> Option<NonNull<u8>> {
+        let hot = self.hot;
+        if hot.addr() <= BLOCKED.addr() {
+            return None;
+        }
+        NonNull::new(hot)
+    }
+
     /// What a position past the list holds: no cell's address.
     #[inline(always)]
     fn none(&self) -> NonNull<u8> {
@@ -457,13 +468,10 @@ impl Ledger {
     /// unblocks it).
     #[inline(always)]
     pub(crate) fn take_hot(&mut self) -> Option<RawLease> {
-        let hot = self.list.hot;
-        if hot.addr() <= BLOCKED.addr() {
-            return None;
-        }
+        let cell = self.list.hot_cell()?;
         self.list.hot = EMPTY;
         Some(RawLease {
-            cell: NonNull::new(hot)?,
+            cell,
             slots: self.list.slots,
         })
     }
@@ -492,8 +500,7 @@ impl Ledger {
     /// now count as older by one place, which only changes which of the
     /// values idle since the same trim a spill takes first.)
     pub(crate) fn unhot(&mut self, len: &AtomicUsize) -> Option<usize> {
-        let hot = self.list.hot;
-        let cell = NonNull::new(hot).filter(|_| hot != BLOCKED);
+        let cell = self.list.hot_cell();
         // A hot value means the list is below the cap (`take_hot`), which
         // is at most `IDLE`: there is a position for it.
         if cell.is_some() && len.load(Ordering::Relaxed) >= IDLE {
@@ -624,8 +631,8 @@ impl Drop for Ledger {
     /// Drop the idle values and free the slots, or, with leases out, hand
     /// the slots to them (module docs).
     fn drop(&mut self) {
-        let hot = core::mem::replace(&mut self.list.hot, EMPTY);
-        if let Some(cell) = NonNull::new(hot).filter(|_| hot != BLOCKED) {
+        if let Some(cell) = self.list.hot_cell() {
+            self.list.hot = EMPTY;
             drop(self.take_cell(cell));
         }
         let none = self.list.none();
