@@ -102,7 +102,8 @@ WORKLOADS = {
     "4_record_encode": (
         "4. Record encode",
         '`"data=" + 1 KiB payload + "\\n"` into a buffer written to `io::sink()`, '
-        "with the 64 KiB size cap in force; fresh vs pooled.",
+        "with the 64 KiB size cap in force; fresh vs pooled. Its time depends on the buffer's address "
+        "(the README's Performance section, `benches/encode_alias.rs`), so its ratios move between runs.",
     ),
     "5_request": (
         "5. Request struct",

@@ -29,7 +29,7 @@ pub fn build(v: &mut Vec<u8>, _i: u64) {
     black_box(&v[..]);
 }
 
-static PAYLOAD: [u8; 1024] = [b'x'; 1024];
+pub static PAYLOAD: [u8; 1024] = [b'x'; 1024];
 
 /// 4: encode `data=<1 KiB>\n` and write it to `io::sink()`.
 #[inline(never)]
