@@ -27,6 +27,16 @@
 //! (`raw/table.rs`, `NEAR_LEN`): the path of a program with more pools in
 //! use than that (a `BufferPool` takes one per class used). Also not a row.
 //!
+//! `handoff` counts a value taken on one thread and returned on another, as
+//! in a producer/consumer pipeline (workload 6): this thread takes 64 of
+//! workload 0's `Obj`, pushes a byte into each and sends them to a
+//! persistent thread, which drops them; the next batch waits for that. So
+//! the producer's cache is empty at each get (a refill from the shards,
+//! the value then held inline), and the consumer's returns fill its cache
+//! and spill to the shards. Both threads' measured functions are collected;
+//! the figure is per value, the channel's two messages per batch included.
+//! Also not a row.
+//!
 //! `dyn-<contender>` counts a contender's op as the outside harness of issue
 //! #25 times it: each op a call through `&dyn Fn()` of a closure that runs
 //! one op (so the harness's own call, dispatch and stack frame are in every
@@ -42,8 +52,9 @@ mod support {
     pub mod run;
 }
 
-use poolable::{BufferPool, Pool};
+use poolable::{BufferPool, Pool, Pooled};
 use std::hint::black_box;
+use std::sync::mpsc;
 use support::burst::rounds;
 use support::obj::{Obj, ObjContender, ObjContenders, push_byte};
 
@@ -114,6 +125,56 @@ fn measured_ops_far(n: u64) {
     far(n);
 }
 
+/// Values a `handoff` batch sends at once.
+const HANDOFF_BATCH: u64 = 64;
+
+/// A batch of `handoff`: guards of workload 0's `Obj`, sent to another thread.
+type Batch = Vec<Pooled<'static, Obj>>;
+
+/// `n` values (whole batches) taken here and returned on a thread of their
+/// own (see `handoff` in the crate's docs); the warm-up and the measured
+/// batches run on one consumer, so its cache is in its steady state.
+fn handoff(warm: u64, n: u64) {
+    let (to, batches) = mpsc::sync_channel::<Batch>(1);
+    let (done, acks) = mpsc::sync_channel::<()>(1);
+    let consumer = std::thread::spawn(move || {
+        for batch in batches {
+            measured_ops_handoff_return(batch);
+            if done.send(()).is_err() {
+                break;
+            }
+        }
+    });
+    let batch = |_| {
+        let taken = (0..HANDOFF_BATCH).map(|i| {
+            let mut obj = Obj::pool().get();
+            push_byte(&mut obj.buf, i);
+            obj
+        });
+        to.send(taken.collect())
+            .expect("the consumer runs until the sender is dropped");
+        acks.recv().expect("the consumer acknowledges each batch");
+    };
+    (0..warm.div_ceil(HANDOFF_BATCH)).for_each(batch);
+    measured_ops_handoff_take(n.div_ceil(HANDOFF_BATCH), batch);
+    drop(to);
+    consumer.join().expect("the consumer does not panic");
+}
+
+/// The measured batches of `handoff` on the producer's side.
+#[inline(never)]
+fn measured_ops_handoff_take(batches: u64, batch: impl FnMut(u64)) {
+    (0..batches).for_each(batch);
+}
+
+/// One batch's returns on the consumer's thread, collected as
+/// `measured_ops` is (the warm-up's too: a 2N and an N run differ by N
+/// values' returns).
+#[inline(never)]
+fn measured_ops_handoff_return(batch: Batch) {
+    drop(batch);
+}
+
 /// `n` calls of `op` through a reference the compiler cannot see through,
 /// collected as `measured_ops` is.
 #[inline(never)]
@@ -145,7 +206,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | dyn-<contender> | burst | buffer | far> <n>   (contenders: {})\n\
+        "usage: instructions <contender | dyn-<contender> | burst | buffer | far | handoff> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")
@@ -171,6 +232,13 @@ fn main() {
             };
             warm(WARM);
             measured(n);
+        }
+        [id, n] if id == "handoff" => {
+            let Ok(n) = n.parse::<u64>() else {
+                eprintln!("{}", usage());
+                std::process::exit(2);
+            };
+            handoff(WARM, n);
         }
         [id, n] if let Some(id) = id.strip_prefix("dyn-") => {
             let (Some(contender), Ok(n)) = (from_id(id), n.parse::<u64>()) else {
