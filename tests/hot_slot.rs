@@ -23,6 +23,35 @@ fn a_value_in_the_hot_slot_is_counted_with_its_bytes() {
     assert_eq!(stats.retained_bytes, size_of::<Vec<u8>>() + capacity);
 }
 
+/// Values given back that were not leased from this thread's cache (put,
+/// or held inline) fill the cache to its cap too: the list to one below
+/// it, then the hot slot. Each is counted with its bytes, the newest comes
+/// out first, and one more spills the oldest half to the shards.
+#[test]
+fn values_not_leased_here_take_the_hot_slot_last() {
+    let pool = Pool::<Vec<u8>>::new();
+    let cap = poolable::LOCAL_CACHE_SIZE;
+    let mut bytes = 0;
+    for i in 1..=cap + 1 {
+        let value = Vec::<u8>::with_capacity(8 * i);
+        bytes += size_of::<Vec<u8>>() + value.capacity();
+        pool.put(value);
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.retained, stats.retained_bytes),
+            (i, bytes),
+            "{stats}"
+        );
+    }
+    let newest = pool.get();
+    assert_eq!(newest.capacity(), 8 * (cap + 1), "the newest first");
+    assert_eq!(pool.get().capacity(), 8 * cap);
+    drop(newest);
+    let stats = pool.stats();
+    assert_eq!((stats.puts, stats.misses), (cap as u64 + 3, 0), "{stats}");
+    assert_eq!(stats.retained, cap + 1, "{stats}");
+}
+
 /// A value that sits in the hot slot decays as the list's do: kept across
 /// one trim, dropped at the second.
 #[test]

@@ -288,6 +288,11 @@ impl List {
         if len.load(Ordering::Relaxed) >= cap.min(IDLE) {
             return None;
         }
+        self.free_cell()
+    }
+
+    /// A free slot's cell, no longer free.
+    fn free_cell(&mut self) -> Option<NonNull<u8>> {
         if self.free == 0 {
             self.collect();
         }
@@ -454,9 +459,13 @@ impl Ledger {
     /// one store, and a return to an empty one puts it back with one
     /// compare and one store, where the list's pop and restore move its
     /// length and an entry each (6.1 ns against 7.0 per get + push + drop,
-    /// `benches/paired.rs`). A get takes from it first, and a return fills
-    /// it whenever it is empty, so in a steady get-and-return it serves
-    /// every operation; it need not hold the newest value.
+    /// `benches/paired.rs`). A get takes from it first, and the return of
+    /// a lease of this ledger fills it whenever it is empty, so in a
+    /// steady get-and-return it serves every operation; it need not hold
+    /// the newest value. A value moved in (another ledger's lease, a value
+    /// held inline) takes it only when the fast path's list is full
+    /// ([`fill_hot`](Self::fill_hot)), so the cache fills to its cap there
+    /// too.
     ///
     /// The holder keeps this rule: **when the hot slot is empty, the list
     /// is below the cap**, so a return that fills it never goes past the
@@ -526,6 +535,24 @@ impl Ledger {
             self.list.hot = EMPTY;
         }
         i
+    }
+
+    /// Move `value` into a free slot kept as the hot one, if the hot slot
+    /// is empty (not blocked, so the list is below the cap: `take_hot`);
+    /// the value given back if it is not, there is no free slot, or it is
+    /// of another kind.
+    pub(crate) fn fill_hot<'v>(&mut self, value: Moving<'v>) -> Result<(), Moving<'v>> {
+        if !self.list.hot.is_null() || value.kind().id() != self.kind().id() {
+            return Err(value);
+        }
+        let Some(cell) = self.list.free_cell() else {
+            return Err(value);
+        };
+        // SAFETY: a free cell holds no value, and only the holder, `&mut
+        // self`, touches it; it is a cell of the value's kind.
+        unsafe { value.move_to(cell) };
+        self.list.hot = cell.as_ptr();
+        Ok(())
     }
 
     /// Move `value` into a free slot, listed as the newest idle value,
@@ -776,6 +803,12 @@ mod tests {
         ledger.fill(Moving::new(&mut place, value), len, IDLE).ok()
     }
 
+    /// Whether `ledger` keeps `value` in its hot slot (else it is dropped).
+    fn fill_hot<T: Send + 'static>(ledger: &mut Ledger, value: T) -> bool {
+        let mut place = MaybeUninit::uninit();
+        ledger.fill_hot(Moving::new(&mut place, value)).is_ok()
+    }
+
     /// The `T` in `value`.
     fn value<T: 'static>(value: Moving<'_>) -> T {
         fill_with::<T>(|out| assert!(out.fill(value).is_ok(), "a `T`")).expect("filled")
@@ -863,6 +896,32 @@ mod tests {
         let mut popped = ledger.pop(&len).map(|(_, lease)| lease);
         assert!(ledger.put_hot(&mut popped), "empty again");
         assert_eq!(Arc::strong_count(&rc), 4);
+        drop(ledger);
+        assert_eq!(Arc::strong_count(&rc), 1, "the hot value dropped too");
+    }
+
+    #[test]
+    fn a_value_moved_in_fills_an_empty_hot_slot_only() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 1);
+        assert!(!fill_hot(&mut ledger, String::new()), "another kind");
+        assert!(fill_hot(&mut ledger, Arc::clone(&rc)), "empty: filled");
+        assert_eq!(len.load(Ordering::Relaxed), 1, "not listed");
+        assert!(!fill_hot(&mut ledger, Arc::clone(&rc)), "full: refused");
+        // A get takes it first; blocked, the slot takes none.
+        let hot = ledger.take_hot().expect("held");
+        assert_eq!(Arc::strong_count(&rc), 3);
+        drop(hot);
+        assert_eq!(Arc::strong_count(&rc), 2, "the lease dropped its value");
+        ledger.settle_hot(&len, 1);
+        assert!(!fill_hot(&mut ledger, Arc::clone(&rc)), "blocked: refused");
+        // A refused value is dropped by its `Moving`, not kept.
+        assert_eq!(Arc::strong_count(&rc), 2);
+        let _ = ledger.pop(&len).expect("listed");
+        assert!(
+            fill_hot(&mut ledger, Arc::clone(&rc)),
+            "unblocked by the pop"
+        );
         drop(ledger);
         assert_eq!(Arc::strong_count(&rc), 1, "the hot value dropped too");
     }
