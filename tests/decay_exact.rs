@@ -170,3 +170,35 @@ fn a_spill_over_two_shards_keeps_each_values_age() {
     pool.trim();
     assert_idle(&pool, 0, LOCAL_CACHE_SIZE as u64 + 1);
 }
+
+/// A refill that ends with a value too large for a thread cache hands that
+/// value out at once, and it never joins the cache: when it was one of the
+/// shards' victims, the cache's aged values are the victims that stayed in
+/// it, none. So a value returned afterwards survives the next trim.
+#[test]
+fn a_large_victim_handed_out_by_a_refill_ages_nothing_in_the_cache() {
+    let pool = Pool::<Vec<u8>>::new().max_bytes(usize::MAX);
+    let cap = LOCAL_CACHE_SIZE;
+    // A full cache spills half of itself to the shards; then one large
+    // value goes there too, after them.
+    for _ in 0..=cap {
+        pool.put(Vec::with_capacity(16));
+    }
+    pool.put(Vec::with_capacity(128 << 10));
+    // The shards' values become victims, the cache's are aged.
+    pool.trim();
+    let held: Vec<_> = (0..cap / 2 + 1).map(|_| pool.get()).collect();
+    assert!(held.iter().all(|v| v.capacity() == 16));
+    // The cache is empty: the refill takes the newest victim, the large
+    // one, and stops there.
+    let large = pool.get();
+    assert_eq!(large.capacity(), 128 << 10);
+    let before = pool.stats().dropped_idle;
+    drop(held);
+    // The small ones are back, idle since just now: kept across this trim;
+    // the shards' other victims are dropped.
+    pool.trim();
+    let stats = pool.stats();
+    assert_eq!(stats.dropped_idle - before, cap as u64 / 2, "{stats}");
+    drop(large);
+}

@@ -401,6 +401,18 @@ struct Refill<'h, 'a, 'o> {
 
 impl Sink for Refill<'_, '_, '_> {
     fn put(&mut self, value: Moving<'_>, bytes: usize) {
+        // A value no thread cache keeps ends the refill (`Shards::refill`)
+        // and is the one handed out: straight into `out`, not onto the
+        // stack and off it again (two moves and a slot's bookkeeping less
+        // per large get, `Pool::take_slow`).
+        let value = if bytes > crate::LOCAL_CACHE_MAX_BYTES {
+            match self.out.fill(value) {
+                Ok(()) => return,
+                Err(value) => value,
+            }
+        } else {
+            value
+        };
         let Err(value) = self.stack.push(value, bytes) else {
             return;
         };
@@ -590,9 +602,11 @@ fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
                 .refill(head.home, batch, generation, into);
             // The shards' victims come first, idle across a step already:
             // aged here as they were there. (With room, every value went
-            // onto the stack; without, the one value went into `out`.)
+            // onto the stack but one too large for it, which went into
+            // `out`, as the one value did without room.)
             if room > 0 {
-                stack.age_oldest(victims);
+                let listed = stack.len();
+                stack.age_oldest(victims.min(listed));
             }
         }
         if !out.is_filled() {
