@@ -403,7 +403,7 @@ impl Sink for Refill<'_, '_, '_> {
     fn put(&mut self, value: Moving<'_>, bytes: usize) {
         // A value no thread cache keeps ends the refill (`Shards::refill`)
         // and is the one handed out: straight into `out`, not onto the
-        // stack and off it again (two moves and a slot's bookkeeping less
+        // stack and off it again (one move and a slot's bookkeeping less
         // per large get, `Pool::take_slow`).
         let value = if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             match self.out.fill(value) {
