@@ -218,8 +218,8 @@ impl PoolCore {
     fn keep(&self, storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
         if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             thread::give_shared(storage, value, bytes);
-        } else if let Err(value) = thread::give(&self.key, value, bytes) {
-            thread::give_cached(storage, value, bytes);
+        } else {
+            thread::keep_here(storage, value, bytes);
         }
     }
 }

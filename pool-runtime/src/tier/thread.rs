@@ -720,11 +720,16 @@ pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: us
     let mut lease = Some(lease);
     table::with_far(&storage.key, |owner| restore(&owner, &mut lease, bytes));
     if let Some(lease) = lease {
-        lease.moving(|value| {
-            if let Err(value) = give(&storage.key, value, bytes) {
-                give_cached(storage, value, bytes);
-            }
-        });
+        lease.moving(|value| keep_here(storage, value, bytes));
+    }
+}
+
+/// Keep `value`, `bytes` big, in this thread's cache: on the fast path
+/// ([`give`]) if it can, else through [`give_cached`].
+#[inline(always)]
+pub(crate) fn keep_here(storage: &Arc<Storage>, value: Moving<'_>, bytes: usize) {
+    if let Err(value) = give(&storage.key, value, bytes) {
+        give_cached(storage, value, bytes);
     }
 }
 
