@@ -30,14 +30,18 @@
 //! `handoff` counts a value taken on one thread and returned on another, as
 //! in a producer/consumer pipeline (workload 6): this thread takes 64 of
 //! workload 0's `Obj`, pushes a byte into each and sends them to a
-//! persistent thread, which drops them; the next batch waits for that. So
-//! the producer's cache gets back none of its values: one get in four
-//! refills it from the shards, and the next three lease what that listed.
-//! The consumer returns those leases (another thread's, so off the fast
-//! path) and the values the refills handed out inline, and spills to the
-//! shards as its cache fills. Both threads' measured functions are
-//! collected; the figure is per value, the channel's two messages per batch
-//! included. Also not a row.
+//! persistent thread, which drops them; the next batch waits for that. The
+//! gets lease the values in the producer's slots; the consumer hands each
+//! one back to its slot (another thread's lease, so off the fast path),
+//! and the producer's next get that finds its list empty takes up a
+//! cache's worth of them, with no shard in between. Both threads' measured
+//! functions are collected; the figure is per value, the channel's two
+//! messages per batch included. Also not a row.
+//!
+//! `stream` counts the same handoff as workload 6 makes it: this thread
+//! takes one `Obj` at a time, pushes a byte into it and sends it through a
+//! channel of workload 6's bound (16) to a persistent thread, which drops
+//! it. Per value, both sides and the channel included. Also not a row.
 //!
 //! `dyn-<contender>` counts a contender's op as the outside harness of issue
 //! #25 times it: each op a call through `&dyn Fn()` of a closure that runs
@@ -164,6 +168,40 @@ fn handoff(n: u64) {
     consumer.join().expect("the consumer does not panic");
 }
 
+/// Workload 6's channel bound (`benches/support/pipe.rs`).
+const STREAM_BOUND: usize = 16;
+
+/// [`WARM`] values, then `n` more, taken here one at a time and sent
+/// through a channel of [`STREAM_BOUND`] to a thread that returns them.
+fn stream(n: u64) {
+    let (to, values) = mpsc::sync_channel::<Pooled<'static, Obj>>(STREAM_BOUND);
+    let consumer =
+        std::thread::spawn(move || values.into_iter().for_each(measured_ops_stream_return));
+    let send = |i| {
+        let mut obj = Obj::pool().get();
+        push_byte(&mut obj.buf, i);
+        to.send(obj)
+            .expect("the consumer runs until the sender is dropped");
+    };
+    (0..WARM).for_each(send);
+    measured_ops_stream_take(n, send);
+    drop(to);
+    consumer.join().expect("the consumer does not panic");
+}
+
+/// The measured values of `stream` on the producer's side.
+#[inline(never)]
+fn measured_ops_stream_take(n: u64, send: impl FnMut(u64)) {
+    (0..n).for_each(send);
+}
+
+/// One return of `stream` on the consumer's thread (the warm-up's too, as
+/// in `handoff`).
+#[inline(never)]
+fn measured_ops_stream_return(value: Pooled<'static, Obj>) {
+    drop(value);
+}
+
 /// The measured batches of `handoff` on the producer's side.
 #[inline(never)]
 fn measured_ops_handoff_take(batches: u64, batch: impl FnMut(u64)) {
@@ -200,6 +238,7 @@ fn poolable_mode(id: &str) -> Option<(Ops, Ops)> {
         // Its warm-up runs in `handoff`, on the consumer that the measured
         // values then meet.
         "handoff" => Some((|_| {}, handoff)),
+        "stream" => Some((|_| {}, stream)),
         _ => None,
     }
 }
@@ -212,7 +251,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | dyn-<contender> | burst | buffer | far | handoff> <n>   (contenders: {})\n\
+        "usage: instructions <contender | dyn-<contender> | burst | buffer | far | handoff | stream> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")

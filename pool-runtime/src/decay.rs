@@ -12,7 +12,11 @@
 //!   rest aged. A step is applied to a cache by the trimming thread itself
 //!   when the cache's owner is between operations, and by the owner at its
 //!   next operation otherwise (`raw/owned.rs`), so idle threads hold nothing
-//!   after two trims.
+//!   after two trims. Values of a cache's own that another thread returned
+//!   (handed back to their slots) count as returned when a step or the
+//!   owner's slow path takes them up, since they may have come back after
+//!   the step began: they can outlive one trim more (`age` in
+//!   `tier/thread.rs`). A clear drops them.
 //!
 //! Each tier applies a step to itself (`Shards::step` in `tier/shared.rs`,
 //! `age` in `tier/thread.rs`); this module, above both, decides when and

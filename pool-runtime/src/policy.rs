@@ -19,6 +19,13 @@ pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 /// How many idle values one thread keeps for one pool in its private cache,
 /// before it moves half of them to the shared shards.
 ///
+/// Besides these, a cache holds the values of its own that other threads
+/// returned (handed back to their slots) until it takes them up: at its
+/// next get or return off the fast path it lists them as far as the cap
+/// goes, and at the next trim the rest go to the shards. They stay in the
+/// slots they were leased from, so they are never more than the cache's
+/// slots (as many values as fit in 2 KiB, 16 to 63).
+///
 /// ```
 /// assert_eq!(poolable::LOCAL_CACHE_SIZE, 8);
 /// ```
@@ -26,9 +33,10 @@ pub const LOCAL_CACHE_SIZE: usize = 8;
 
 /// A returned value of more bytes than this ([`heap_bytes`](crate::Reset::heap_bytes)
 /// plus `size_of::<T>()`) skips the thread caches and goes straight to the
-/// pool's shared tier, where every thread finds it: a thread cache holds at
+/// pool's shared tier, where every thread finds it: a thread cache lists at
 /// most `LOCAL_CACHE_SIZE` values of at most this size, 512 KiB per thread
-/// and pool. It is the default `max_bytes`, so it changes nothing for a
+/// and pool (and holds, until it takes them up, its own values that other
+/// threads handed back: [`LOCAL_CACHE_SIZE`]). It is the default `max_bytes`, so it changes nothing for a
 /// pool under the default cap; a pool of larger values (a `BufferPool`'s
 /// large classes) keeps them where one thread's return can serve another
 /// thread's get at once, instead of stranding up to a cache's worth of

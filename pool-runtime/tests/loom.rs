@@ -520,6 +520,64 @@ fn a_lease_returned_as_its_cache_goes() {
     });
 }
 
+/// A guard leased out of main's cache is dropped on another thread, which
+/// hands its value back to main's slots, while main gets (its refill takes
+/// up what was handed back) and returns. Nothing is handed to two holders,
+/// everything stays accounted for, and once the other thread is done every
+/// value is within main's reach: main gets them all without making one.
+#[test]
+fn a_value_handed_back_races_its_owners_get() {
+    check(|| {
+        let pool = item_pool(None);
+        give_back(take(&pool));
+        let leased = pool.get_owned();
+        let id = leased.id;
+        assert!(book().held.insert(id));
+        let t = thread::spawn(move || {
+            drop(leased);
+            assert!(book().held.remove(&id), "value {id} was not held");
+            exit_thread_caches();
+        });
+        thread::yield_now();
+        give_back(take(&pool));
+        t.join().unwrap();
+        assert_accounted(&pool);
+        let before = pool.stats();
+        let values: Vec<_> = (0..before.retained).map(|_| take(&pool)).collect();
+        let after = pool.stats();
+        assert_eq!(after.misses, before.misses, "{before} then {after}");
+        values.into_iter().for_each(|value| _ = give_back(value));
+        assert_accounted(&pool);
+    });
+}
+
+/// A value handed back to main's slots races main's clear: it is dropped
+/// by it or kept, and accounted for either way; a second clear, with
+/// nobody using the pool, leaves nothing.
+#[test]
+fn a_value_handed_back_races_a_clear() {
+    check(|| {
+        let pool = item_pool(None);
+        give_back(take(&pool));
+        let leased = pool.get_owned();
+        let id = leased.id;
+        assert!(book().held.insert(id));
+        let t = thread::spawn(move || {
+            drop(leased);
+            assert!(book().held.remove(&id), "value {id} was not held");
+            exit_thread_caches();
+        });
+        thread::yield_now();
+        pool.clear();
+        t.join().unwrap();
+        assert_accounted(&pool);
+        pool.clear();
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!(stats.retained, 0, "{stats}");
+    });
+}
+
 /// Main trims twice while another thread gets, returns and gets again from
 /// its own cache, so each trim may reclaim that cache directly (the thread
 /// between two operations), or leave the step to the thread's next operation

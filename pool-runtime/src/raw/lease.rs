@@ -18,10 +18,18 @@
 //!   lease touches it. Leases are `Send`: a guard can be dropped on another
 //!   thread, or after its own thread has exited.
 //!
-//! A lease that cannot be listed again (another thread, the owner busy, the
-//! cache full) empties its slot and sets the slot's bit in `returned` (a
-//! release); the holder turns returned bits into free slots when it needs
-//! one (`collect`, an acquire). When the ledger is dropped (its thread
+//! A lease dropped on another thread is **handed back** as a rule
+//! ([`RawLease::hand_back`]): its value stays in its slot, reset, and the
+//! slot's bit is set in the cache's [`Handed`] mask (a release); the holder
+//! takes those slots up when it next leaves the fast path
+//! ([`Ledger::take_handed`], an acquire). So a value taken on one thread and
+//! returned on another goes home without a copy, and the thread that gets
+//! finds it there, not in the shards. A cache takes none back once it is
+//! closed: then, and for any other lease that cannot be listed again (the
+//! owner busy, the cache full), the value leaves its slot, which is
+//! emptied, and the slot's bit is set in `returned` (a release); the holder
+//! turns returned bits into free slots when it needs one (`collect`, an
+//! acquire). When the ledger is dropped (its thread
 //! exited, its pool closed) while leases are out, it sets `ORPHAN` and hands
 //! the allocation to them: whichever lease's return completes the set of
 //! leases out at that moment frees it. The two sides agree through one
@@ -29,7 +37,7 @@
 //! (the loom model `a_lease_returned_as_its_cache_goes`).
 
 use super::erased::{Kind, Moving, Out};
-use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering};
 use core::alloc::Layout;
 use core::any::TypeId;
 use core::marker::PhantomData;
@@ -70,6 +78,74 @@ const BLOCKED: *mut u8 = core::ptr::without_provenance_mut(1);
 /// Set in `returned` when the ledger is gone and the leases own the slots.
 const ORPHAN: u64 = 1 << 63;
 
+/// Set in a [`Handed`] mask when its cache takes no more values back.
+const CLOSED: u64 = 1 << 63;
+
+/// The values other threads handed back to one cache's slots, reset and in
+/// place, not yet listed again ([`RawLease::hand_back`]): shared by the
+/// slots, which the leases reach, and the cache's head, which statistics
+/// read.
+pub(crate) struct Handed {
+    /// Their slots' bits, and [`CLOSED`].
+    mask: AtomicU64,
+    /// The size each one came back with, stored before its bit is set.
+    bytes: [AtomicUsize; MAX_SLOTS],
+}
+
+impl Handed {
+    fn new() -> Arc<Handed> {
+        Arc::new(Handed {
+            mask: AtomicU64::new(0),
+            bytes: core::array::from_fn(|_| AtomicUsize::new(0)),
+        })
+    }
+
+    /// How many values it holds and their bytes: a snapshot, for
+    /// statistics.
+    pub(crate) fn held(&self) -> (usize, usize) {
+        let mut mask = self.mask.load(Ordering::Acquire) & !CLOSED;
+        let (n, mut bytes) = (mask.count_ones() as usize, 0usize);
+        while mask != 0 {
+            let index = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bytes = bytes.saturating_add(self.bytes[index].load(Ordering::Relaxed));
+        }
+        (n, bytes)
+    }
+}
+
+/// Slots handed back that the holder took ([`Ledger::take_handed`]): each
+/// holds a value until it is listed ([`Ledger::list_handed`]), taken out
+/// ([`Ledger::handed_value`]) or handed back again ([`Ledger::rehand`]),
+/// lowest slot first. Only its own ledger reads it.
+#[must_use]
+pub(crate) struct Back {
+    slots: NonNull<Slots>,
+    mask: u64,
+}
+
+impl Back {
+    /// Whether every slot is dealt with.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.mask == 0
+    }
+
+    /// How many slots are left.
+    pub(crate) fn len(&self) -> usize {
+        self.mask.count_ones() as usize
+    }
+
+    /// The lowest slot left, no longer in it.
+    fn pop(&mut self) -> Option<usize> {
+        if self.mask == 0 {
+            return None;
+        }
+        let index = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(index)
+    }
+}
+
 /// Slot allocations alive, for the loom models (`__private::live_slots`).
 #[cfg(poolable_loom)]
 pub(crate) static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -96,12 +172,16 @@ struct Slots {
     /// The values' kind: `size` bytes each.
     kind: Kind,
     size: usize,
+    /// Values handed back to their slots.
+    handed: Arc<Handed>,
+    /// The ledger's thread ([`RawLease::hand_back`]'s `here`).
+    thread: usize,
 }
 
 impl Slots {
     /// Allocate the cells of `layout`, for values of `kind` (zero bytes:
     /// no allocation).
-    fn new(layout: Layout, kind: Kind) -> NonNull<Slots> {
+    fn new(layout: Layout, kind: Kind, thread: usize) -> NonNull<Slots> {
         let cells = if layout.size() == 0 {
             NonNull::<u8>::dangling()
         } else {
@@ -120,6 +200,8 @@ impl Slots {
             layout,
             kind,
             size: kind.size(),
+            handed: Handed::new(),
+            thread,
         })))
     }
 
@@ -192,7 +274,7 @@ struct List {
 impl List {
     /// A list of `count` slots (at most 63) for values of `kind`; none for
     /// a zero-sized value, or if their layout overflows.
-    fn new(count: usize, kind: Kind) -> List {
+    fn new(count: usize, kind: Kind, thread: usize) -> List {
         let (size, align) = (kind.size(), kind.align());
         let count = if size == 0 { 0 } else { count.min(MAX_SLOTS) };
         let layout = size
@@ -202,7 +284,7 @@ impl List {
             Some(layout) => (count, layout),
             None => (0, Layout::new::<()>()),
         };
-        let slots = Slots::new(layout, kind);
+        let slots = Slots::new(layout, kind, thread);
         let all = (1 << count) - 1;
         List {
             order: [slots.cast(); IDLE],
@@ -330,8 +412,9 @@ impl List {
         len.store(n - taken, Ordering::Relaxed);
     }
 
-    /// Give up the slots (the ledger is dropped, its idle values gone):
-    /// free them, or, with leases out, hand them to the leases.
+    /// Give up the slots (the ledger is dropped, its idle values gone, and
+    /// its handed-back ones: [`Ledger::close_handed`]): free them, or, with
+    /// leases out, hand them to the leases.
     fn close(&mut self) {
         self.collect();
         let out = self.all & !self.free;
@@ -395,11 +478,94 @@ unsafe impl<T: Sync> Sync for Lease<T> {}
 
 impl Ledger {
     /// A ledger of `n` slots (at most 63; none for a zero-sized kind) for
-    /// values of `kind`, every one free.
-    pub(crate) fn new(n: usize, kind: Kind) -> Self {
+    /// values of `kind`, every one free, on thread `thread` (a number no
+    /// other live thread has: [`RawLease::hand_back`]).
+    pub(crate) fn new(n: usize, kind: Kind, thread: usize) -> Self {
         Ledger {
-            list: List::new(n, kind),
+            list: List::new(n, kind, thread),
         }
+    }
+
+    /// Take up the slots other threads handed back since the last call
+    /// (see [`Back`]).
+    #[inline]
+    pub(crate) fn take_handed(&mut self) -> Back {
+        let handed = &self.list.slots().handed.mask;
+        let mask = if handed.load(Ordering::Relaxed) & !CLOSED == 0 {
+            0
+        } else {
+            // Acquire: the leases' resets of the values, and their sizes,
+            // happened before. Only the ledger sets `CLOSED`, and keeps it.
+            handed.fetch_and(CLOSED, Ordering::Acquire) & !CLOSED
+        };
+        self.back(mask)
+    }
+
+    /// Take no more values back, and take up the ones handed back until
+    /// now, as [`take_handed`](Self::take_handed) does.
+    pub(crate) fn close_handed(&mut self) -> Back {
+        let handed = &self.list.slots().handed.mask;
+        let mask = handed.swap(CLOSED, Ordering::Acquire) & !CLOSED;
+        self.back(mask)
+    }
+
+    fn back(&self, mask: u64) -> Back {
+        Back {
+            slots: self.list.slots,
+            mask,
+        }
+    }
+
+    /// Hand the slots left in `back` back again, for later.
+    pub(crate) fn rehand(&mut self, back: Back) {
+        if back.slots == self.list.slots && back.mask != 0 {
+            // Release: as a lease's hand-back (the sizes are still stored).
+            let handed = &self.list.slots().handed.mask;
+            handed.fetch_or(back.mask & !CLOSED, Ordering::Release);
+        }
+    }
+
+    /// List the value of `back`'s lowest slot as the newest idle one,
+    /// unless `len` is at `cap`: its position and the size it came back
+    /// with. `None` (and nothing taken from `back`) if there is no room or
+    /// no slot left.
+    pub(crate) fn list_handed(
+        &mut self,
+        back: &mut Back,
+        len: &AtomicUsize,
+        cap: usize,
+    ) -> Option<(usize, usize)> {
+        if back.slots != self.list.slots || len.load(Ordering::Relaxed) >= cap.min(IDLE) {
+            return None;
+        }
+        let index = back.pop()?;
+        let cell = self.list.slots().cell(index);
+        Some((self.list.listed(cell, len), self.handed_bytes(index)))
+    }
+
+    /// The value of `back`'s lowest slot, owned by the caller, and the
+    /// size it came back with; the slot is free.
+    pub(crate) fn handed_value(&mut self, back: &mut Back) -> Option<(Moving<'_>, usize)> {
+        if back.slots != self.list.slots {
+            return None;
+        }
+        let index = back.pop()?;
+        let bytes = self.handed_bytes(index);
+        let cell = self.list.slots().cell(index);
+        // Handed back and taken up: it holds a value of the kind, which
+        // only the holder touches now, as an idle slot's.
+        Some((self.take_cell(cell), bytes))
+    }
+
+    /// The size the value handed back to slot `index` came with.
+    fn handed_bytes(&self, index: usize) -> usize {
+        let bytes = &self.list.slots().handed.bytes;
+        bytes.get(index).map_or(0, |b| b.load(Ordering::Relaxed))
+    }
+
+    /// What [`Handed::held`] reads.
+    pub(crate) fn handed(&self) -> &Arc<Handed> {
+        &self.list.slots().handed
     }
 
     /// The kind of the values.
@@ -670,6 +836,10 @@ impl Drop for Ledger {
                 drop(self.take_cell(cell));
             }
         }
+        let mut back = self.close_handed();
+        while let Some((value, _)) = self.handed_value(&mut back) {
+            drop(value);
+        }
         self.list.close();
     }
 }
@@ -707,6 +877,49 @@ impl RawLease {
         // lease touches, until `_release` returns the slot after `f`.
         let kind = unsafe { this.slots.as_ref() }.kind;
         f(unsafe { Moving::at(this.cell, kind) })
+    }
+}
+
+impl RawLease {
+    /// Hand the lease's value, reset and `bytes` big, back to its own cache
+    /// in its slot, for the cache's holder to list again (module docs).
+    /// The lease back if its cache is `here`'s (the calling thread's, as
+    /// [`Ledger::new`] numbers them) or takes no more (closed).
+    pub(crate) fn hand_back(self, bytes: usize, here: usize) -> Result<(), RawLease> {
+        // SAFETY: the allocation lives while a lease does.
+        let slots = unsafe { self.slots.as_ref() };
+        if slots.thread == here {
+            return Err(self);
+        }
+        let handed = &*slots.handed;
+        let index = slots.index_of(self.cell);
+        let bit = 1u64 << index;
+        // Read by the holder after it takes the bit (below, a release).
+        handed.bytes[index].store(bytes, Ordering::Relaxed);
+        // A loop, not a `fetch_or`: a bit set once the mask is closed would
+        // stay set, and its slot would count as handed back while the lease
+        // holds it.
+        let mut now = handed.mask.load(Ordering::Relaxed);
+        loop {
+            if now & CLOSED != 0 {
+                return Err(self);
+            }
+            // Release: the value's reset (and its size) happened before the
+            // holder, which acquires the bit, touches the slot again.
+            match handed.mask.compare_exchange_weak(
+                now,
+                now | bit,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(seen) => now = seen,
+            }
+        }
+        // The slot holds the value, idle, the ledger's again: the lease
+        // goes without its `Drop`, which would drop the value.
+        core::mem::forget(self);
+        Ok(())
     }
 }
 
@@ -817,7 +1030,7 @@ mod tests {
     /// A ledger and its list's length, with `n` values of `rc` listed.
     fn ledger(rc: &Arc<()>, n: usize) -> (Ledger, AtomicUsize) {
         let kind = Kind::of::<Arc<()>>();
-        let (mut ledger, len) = (Ledger::new(slots_for(8), kind), AtomicUsize::new(0));
+        let (mut ledger, len) = (Ledger::new(slots_for(8), kind, 0), AtomicUsize::new(0));
         for i in 0..n {
             assert_eq!(fill(&mut ledger, Arc::clone(rc), &len), Some(i));
         }
@@ -840,6 +1053,89 @@ mod tests {
         assert_eq!(ledger.list.order[0], cell, "the rest moved down");
         assert_eq!(ledger.list.order[1], ledger.list.none());
         assert_eq!(Arc::strong_count(&rc), 2);
+    }
+
+    /// A lease handed back (as from another thread: the ledger's is 0)
+    /// stays in its slot with its value, counted with its size, until the
+    /// holder takes it and lists it again.
+    #[test]
+    fn a_lease_handed_back_is_listed_again_with_its_value_in_place() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 2);
+        let (_, lease) = ledger.pop(&len).expect("listed");
+        let cell = lease.cell;
+        let handed = Arc::clone(ledger.handed());
+        assert!(lease.hand_back(40, 1).is_ok());
+        assert_eq!(handed.held(), (1, 40), "counted while handed back");
+        assert_eq!(Arc::strong_count(&rc), 3, "nothing dropped");
+        let mut back = ledger.take_handed();
+        assert_eq!(back.len(), 1);
+        assert!(ledger.take_handed().is_empty(), "taken once");
+        assert_eq!(ledger.list_handed(&mut back, &len, 1), None, "no room");
+        assert_eq!(ledger.list_handed(&mut back, &len, IDLE), Some((1, 40)));
+        assert!(back.is_empty());
+        assert_eq!(ledger.list.order[1], cell, "the same slot, listed again");
+        assert_eq!(handed.held(), (0, 0));
+        let (_, again) = ledger.pop(&len).expect("listed");
+        assert_eq!(again.cell, cell);
+        drop((again, ledger));
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
+
+    /// A lease is not handed back on its ledger's own thread, or once the
+    /// ledger closed it: it comes back whole, and dropping it drops its
+    /// value. A closed ledger's mask counts only what came before.
+    #[test]
+    fn a_lease_comes_back_on_its_own_thread_and_once_closed() {
+        let rc = Arc::new(());
+        let kind = Kind::of::<Arc<()>>();
+        let (mut ledger, len) = (Ledger::new(slots_for(8), kind, 7), AtomicUsize::new(0));
+        for _ in 0..2 {
+            assert!(fill(&mut ledger, Arc::clone(&rc), &len).is_some());
+        }
+        let mut leases: Vec<_> = (0..2)
+            .map(|_| ledger.pop(&len).expect("listed").1)
+            .collect();
+        let own = leases.pop().expect("two").hand_back(8, 7);
+        let own = own.expect_err("on its own thread");
+        assert!(leases.pop().expect("one").hand_back(8, 1).is_ok());
+        let back = ledger.close_handed();
+        assert_eq!(back.len(), 1, "the one handed back");
+        let closed = own.hand_back(8, 1).expect_err("closed");
+        assert_eq!(ledger.handed().held(), (0, 0), "no bit for the refused one");
+        assert_eq!(Arc::strong_count(&rc), 3);
+        drop(closed);
+        assert_eq!(Arc::strong_count(&rc), 2);
+        // The one handed back: re-handed, then dropped with the ledger.
+        ledger.rehand(back);
+        let back = ledger.take_handed();
+        assert_eq!(back.len(), 1, "handed back again");
+        ledger.rehand(back);
+        drop(ledger);
+        assert_eq!(Arc::strong_count(&rc), 1);
+    }
+
+    /// A value handed back can be taken out of its slot (dropped by a
+    /// clear), which frees the slot; only by its own ledger.
+    #[test]
+    fn a_value_handed_back_can_be_taken_out_freeing_its_slot() {
+        let rc = Arc::new(());
+        let (mut ledger, len) = ledger(&rc, 1);
+        let free = ledger.free_slots();
+        let (_, lease) = ledger.pop(&len).expect("listed");
+        assert!(lease.hand_back(8, 1).is_ok());
+        assert_eq!(ledger.free_slots(), free, "not free while handed back");
+        let mut back = ledger.take_handed();
+        let (mut other, other_len) = self::ledger(&rc, 0);
+        assert!(other.handed_value(&mut back).is_none(), "another's slots");
+        assert!(other.list_handed(&mut back, &other_len, IDLE).is_none());
+        let (moving, bytes) = ledger.handed_value(&mut back).expect("one");
+        assert_eq!(bytes, 8);
+        let rc2: Arc<()> = value(moving);
+        assert!(back.is_empty());
+        assert_eq!(ledger.free_slots(), free + 1, "the slot is free again");
+        drop(rc2);
+        assert_eq!(Arc::strong_count(&rc), 1);
     }
 
     #[test]
@@ -981,7 +1277,7 @@ mod tests {
     fn the_oldest_leave_in_order_and_the_rest_move_down() {
         let values: Vec<_> = (0..4).map(Arc::new).collect();
         let kind = Kind::of::<Arc<i32>>();
-        let (mut ledger, len) = (Ledger::new(slots_for(8), kind), AtomicUsize::new(0));
+        let (mut ledger, len) = (Ledger::new(slots_for(8), kind, 0), AtomicUsize::new(0));
         for v in &values {
             fill(&mut ledger, Arc::clone(v), &len).expect("room");
         }
@@ -1024,7 +1320,7 @@ mod tests {
     #[test]
     fn each_slot_is_found_again_from_its_cell() {
         fn check<T: Send + 'static>() {
-            let ledger = Ledger::new(slots_for(size_of::<T>()), Kind::of::<T>());
+            let ledger = Ledger::new(slots_for(size_of::<T>()), Kind::of::<T>(), 0);
             let slots = ledger.list.slots();
             for index in 0..ledger.list.all.count_ones() as usize {
                 assert_eq!(slots.index_of(slots.cell(index)), index);
@@ -1039,7 +1335,7 @@ mod tests {
     #[test]
     fn a_detached_value_leaves_its_slot_wiped_and_free() {
         let kind = Kind::of::<[u8; 16]>();
-        let (mut ledger, len) = (Ledger::new(slots_for(16), kind), AtomicUsize::new(0));
+        let (mut ledger, len) = (Ledger::new(slots_for(16), kind, 0), AtomicUsize::new(0));
         fill(&mut ledger, [0x5a_u8; 16], &len).expect("room");
         let lease = ledger.pop(&len).expect("listed").1.typed::<[u8; 16]>();
         let lease = lease.expect("a `[u8; 16]`");

@@ -8,8 +8,13 @@
 //! The values sit in slots of the cache's own (`raw/lease.rs`), and a get
 //! from the stack hands the guard the slot, not the value: the guard's
 //! return on the same thread lists the slot again, and the value never
-//! moves. A guard returned on another thread, or to a cache with no room,
-//! moves the value out of its slot and returns it as any value is returned.
+//! moves. A guard returned on another thread hands the value back to its
+//! slot (`RawLease::hand_back`), where this cache's holder takes it up the
+//! next time it leaves the fast path (`age`): so a producer thread gets its
+//! values back from its consumers without the shards. A guard returned to
+//! a cache with no room, or to one that takes none back (its thread
+//! exiting), moves the value out of its slot and returns it as any value
+//! is returned.
 //!
 //! The stack is a [`Tenant`]: a trim, a `clear` or a dropped pool on another
 //! thread can take its values (`decay.rs`) while the owner is between two
@@ -27,7 +32,7 @@ use super::shared::{Dead, Sink, Source};
 use super::storage::{Cache, Storage};
 use crate::policy::LOCAL_CACHE_SIZE;
 use crate::raw::erased::{Moving, Out};
-use crate::raw::lease::{self, IDLE, Ledger, RawLease};
+use crate::raw::lease::{self, Back, Handed, IDLE, Ledger, RawLease};
 use crate::raw::owned::{Fast, Fenced, OPS, Op, Owner, Reclaim, Tenant};
 use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::stats::{Counters, Event, saturating_sum};
@@ -73,7 +78,7 @@ pub(crate) struct Stack {
 impl Stack {
     fn new(storage: &Storage) -> Self {
         Stack {
-            ledger: Ledger::new(storage.limits.slots, storage.kind),
+            ledger: Ledger::new(storage.limits.slots, storage.kind, thread_index()),
             cap: storage.limits.local_cap,
             aged: 0,
             generation: storage.generation.load(Relaxed),
@@ -262,6 +267,20 @@ impl<'a> Held<'a> {
         Ok(())
     }
 
+    /// List the value of `back`'s next slot (`Ledger::take_handed`) as the
+    /// newest; false (nothing listed) when the stack is full or `back` is
+    /// empty.
+    fn list_handed(&mut self, back: &mut Back) -> bool {
+        let ledger = &mut self.stack.ledger;
+        let Some((i, bytes)) = ledger.list_handed(back, &self.retained.len, self.cap) else {
+            return false;
+        };
+        if let Some(size) = self.retained.sizes.get(i) {
+            size.store(bytes, Relaxed);
+        }
+        true
+    }
+
     /// [`push`](Self::push) for a list at its cap on the fast path: the
     /// value kept in the hot slot, if that is empty. So returns of values
     /// not leased here (another thread's leases, values held inline) fill
@@ -433,6 +452,9 @@ pub(crate) struct Head {
     pub(crate) counters: Counters,
     /// The stack's counts (see [`Held`]).
     pub(crate) retained: Retained,
+    /// The values other threads handed back to the stack's slots, not
+    /// listed yet (`RawLease::hand_back`): counted as held.
+    handed: Arc<Handed>,
     /// The shard this thread spills to and refills from first.
     home: usize,
 }
@@ -446,9 +468,14 @@ impl table::Head<Stack> for Head {
         let dead = owner.slow(|stack, _| {
             let mut stack = Settled::new(stack, head);
             let mut dead = storage.shards.dead();
+            // No value comes back to the slots from here on: the ones
+            // handed back so far leave with the stack's own.
+            let ledger = &mut stack.stack.ledger;
+            let back = ledger.close_handed();
+            ledger.rehand(back);
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
-                age(&mut stack, storage, &mut dead);
+                age_to(&mut stack, head, &mut dead, true);
                 let generation = stack.generation();
                 let n = stack.len();
                 spill_oldest(storage, head.home, &mut stack, n);
@@ -460,6 +487,8 @@ impl table::Head<Stack> for Head {
             // Whatever found no room in the shards.
             let n = stack.len();
             bury(&mut dead, &mut stack, n);
+            let back = stack.stack.ledger.take_handed();
+            bury_handed(&mut dead, &mut stack, back);
             (idle as u64, (dead.len() - idle) as u64, dead)
         });
         let Some((idle, full, dead)) = dead else {
@@ -486,7 +515,9 @@ impl Cache for ThreadCache {
     }
 
     fn retained(&self) -> (usize, usize) {
-        self.head.retained.get(self)
+        let (n, bytes) = self.head.retained.get(self);
+        let (handed, handed_bytes) = self.head.handed.held();
+        (n + handed, bytes.saturating_add(handed_bytes))
     }
 
     fn post(&self, reclaim: &Reclaim) {
@@ -494,9 +525,8 @@ impl Cache for ThreadCache {
     }
 
     fn age_if_idle(&self, fenced: &Fenced, dead: &mut Dead) {
-        let storage = &self.head.storage;
         fenced.apply(self, |head, stack, _| {
-            age(&mut Settled::new(stack, head), storage, dead);
+            age(&mut Settled::new(stack, head), head, dead);
         });
     }
 }
@@ -583,7 +613,7 @@ fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
     let dead = owner.slow(|stack, _| {
         let mut stack = Settled::new(stack, head);
         let mut dead = head.storage.shards.dead();
-        age(&mut stack, &head.storage, &mut dead);
+        age(&mut stack, head, &mut dead);
         if stack.len() == 0 {
             let generation = Some(stack.generation());
             // With no room (every slot leased), one value and no more,
@@ -709,18 +739,24 @@ fn restore(owner: &Owner<'_, Stack, Head>, lease: &mut Option<RawLease>, bytes: 
 /// [`give_lease`] when the slot was not listed again: a key past the
 /// table's mirror (listed here, through the table's list, as [`take_far`]
 /// leased it), another thread's cache, or this one full, busy or with
-/// requests pending. A value still not listed leaves its slot and is given
-/// as a value held inline is: onto this thread's cache on the fast path
-/// ([`give`]; for another thread's lease, 23 instructions per value less
-/// than the slow path's lookup, `benches/instructions.rs handoff`), else
-/// through [`give_cached`].
+/// requests pending. Another thread's lease is handed back to its slot,
+/// counted as a return here (`benches/instructions.rs handoff`: 379
+/// instructions per value taken on one thread and returned on another,
+/// against 803 when it moved into this thread's cache and on through the
+/// shards). A value still not listed leaves its slot and is given as a
+/// value held inline is: onto this thread's cache on the fast path
+/// ([`give`]), else through [`give_cached`].
 #[cold]
 #[inline(never)]
 pub(crate) fn give_lease_slow(storage: &Arc<Storage>, lease: RawLease, bytes: usize) {
     let mut lease = Some(lease);
     table::with_far(&storage.key, |owner| restore(&owner, &mut lease, bytes));
-    if let Some(lease) = lease {
-        lease.moving(|value| keep_here(storage, value, bytes));
+    let Some(lease) = lease else {
+        return;
+    };
+    match lease.hand_back(bytes, thread_index()) {
+        Ok(()) => count(storage, Event::Put),
+        Err(lease) => lease.moving(|value| keep_here(storage, value, bytes)),
     }
 }
 
@@ -787,7 +823,7 @@ fn spill(owner: &Owner<'_, Stack, Head>, value: Moving<'_>, bytes: usize) {
         let mut stack = Settled::new(stack, head);
         let storage = &head.storage;
         let mut dead = storage.shards.dead();
-        age(&mut stack, storage, &mut dead);
+        age(&mut stack, head, &mut dead);
         if stack.len() >= cap {
             // The oldest half leaves; an aged one joins the shards'
             // victims (`Shards::spill`).
@@ -876,12 +912,15 @@ fn link(storage: &Arc<Storage>) -> bool {
     if storage.limits.local_cap == 0 || storage.is_closed() {
         return false;
     }
+    let stack = Stack::new(storage);
+    let handed = Arc::clone(stack.ledger.handed());
     let cache = Arc::new(Tenant::new(
-        Stack::new(storage),
+        stack,
         Head {
             storage: Arc::clone(storage),
             counters: Counters::new(),
             retained: Retained::default(),
+            handed,
             home: home_shard(storage.shards.len()),
         },
     ));
@@ -897,7 +936,11 @@ fn link(storage: &Arc<Storage>) -> bool {
     table::with(&storage.key, |owner| {
         owner.slow(|stack, _| {
             let mut dead = storage.shards.dead();
-            age(&mut Settled::new(stack, owner.head()), storage, &mut dead);
+            age(
+                &mut Settled::new(stack, owner.head()),
+                owner.head(),
+                &mut dead,
+            );
             debug_assert!(dead.is_empty(), "a new cache holds nothing");
         })
     });
@@ -911,6 +954,14 @@ crate::sync::thread_local_const! {
 
 /// The home shard of the calling thread, among `shards`.
 fn home_shard(shards: usize) -> usize {
+    thread_index() % shards.max(1)
+}
+
+/// A number for the calling thread that no other thread has (fewer than
+/// `usize::MAX` threads are ever started), or `usize::MAX` once the
+/// thread's thread-locals are gone (which no cache has: a thread that
+/// exits links none, `link`).
+fn thread_index() -> usize {
     #[cfg(not(poolable_loom))]
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     // Under loom, a counter per model iteration keeps the schedule deterministic.
@@ -918,22 +969,39 @@ fn home_shard(shards: usize) -> usize {
     loom::lazy_static! {
         static ref NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     }
-    let index = THREAD_INDEX
+    THREAD_INDEX
         .try_with(|index| {
             if index.get() == usize::MAX {
                 index.set(NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed));
             }
             index.get()
         })
-        .unwrap_or(0);
-    index % shards.max(1)
+        .unwrap_or(usize::MAX)
 }
 
 /// Bring a thread cache to the pool's current generation, the thread tier's
 /// part of the two-trim rule (`decay.rs`); what decayed goes to `dead`, for
-/// the caller to drop after it lets go of the cache.
-pub(crate) fn age(stack: &mut Held<'_>, storage: &Storage, dead: &mut Dead) {
-    let now = storage.generation.load(crate::sync::Ordering::Acquire);
+/// the caller to drop after it lets go of the cache. Then take up the
+/// values other threads handed back to it (`RawLease::hand_back`): listed
+/// while the stack has room; at a decay step the rest go to the shards
+/// (else they wait for the holder's next time).
+///
+/// A handed-back value counts as returned when it is taken up: it could
+/// have come back after the step began, and a value returned after a step
+/// survives the next one. So one handed back before a trim, to a thread
+/// that has not left its fast path since, outlives the trim after next
+/// (one trim later than it would in its returning thread's cache). A clear
+/// drops it.
+pub(crate) fn age(stack: &mut Held<'_>, head: &Head, dead: &mut Dead) {
+    age_to(stack, head, dead, false);
+}
+
+/// [`age`], and with `flush` (a thread's exit) the values handed back that
+/// the stack has no room for go to the shards whether or not a step
+/// began.
+#[inline]
+fn age_to(stack: &mut Held<'_>, head: &Head, dead: &mut Dead, flush: bool) {
+    let now = head.storage.generation.load(crate::sync::Ordering::Acquire);
     let steps = now.wrapping_sub(stack.generation());
     let n = match steps {
         0 => 0,
@@ -945,6 +1013,71 @@ pub(crate) fn age(stack: &mut Held<'_>, storage: &Storage, dead: &mut Dead) {
     }
     if steps > 0 {
         stack.set_aged(now);
+    }
+    let back = stack.stack.ledger.take_handed();
+    if !back.is_empty() {
+        take_up(stack, head, dead, back, steps >= 2, steps == 1 || flush);
+    }
+}
+
+/// The end of [`age_to`] when values were handed back (`back`, their
+/// slots): buried if the stack was just cleared (`clear`), else listed
+/// while it has room, and the rest moved to the shards if `spill`, or kept
+/// handed back for the next time.
+#[cold]
+#[inline(never)]
+fn take_up(
+    stack: &mut Held<'_>,
+    head: &Head,
+    dead: &mut Dead,
+    mut back: Back,
+    clear: bool,
+    spill: bool,
+) {
+    if clear {
+        return bury_handed(dead, stack, back);
+    }
+    while stack.list_handed(&mut back) {}
+    if !back.is_empty() && spill {
+        let storage = &head.storage;
+        let generation = stack.generation();
+        let n = back.len();
+        let mut from = HandedOut {
+            ledger: &mut stack.stack.ledger,
+            back,
+        };
+        let expected = (&storage.generation, generation);
+        storage.shards.spill(head.home, &mut from, (n, 0), expected);
+        back = from.back;
+    }
+    stack.stack.ledger.rehand(back);
+}
+
+/// Move the values of `back` into `dead`.
+fn bury_handed(dead: &mut Dead, stack: &mut Held<'_>, back: Back) {
+    let mut from = HandedOut {
+        ledger: &mut stack.stack.ledger,
+        back,
+    };
+    while let Some((value, bytes)) = from.next_entry() {
+        if let Err(value) = dead.push_moving(value, bytes) {
+            // Never, as in `bury`.
+            core::mem::forget(value);
+        }
+    }
+}
+
+/// Values handed back to a ledger's slots, taken out one by one (lowest
+/// slot first) as a [`Source`].
+struct HandedOut<'l> {
+    ledger: &'l mut Ledger,
+    /// The slots not taken out yet.
+    back: Back,
+}
+
+impl Source for HandedOut<'_> {
+    fn next_entry(&mut self) -> Option<(Moving<'_>, usize)> {
+        self.ledger.handed_value(&mut self.back)
     }
 }
 
@@ -1154,13 +1287,14 @@ mod tests {
     #[test]
     fn retained_sizes_follow_their_values() {
         let storage = storage::<u32>(Limits::resolve(Policy::DEFAULT, 2, 24), "sizes");
+        let mut stack = Stack::new(&storage);
         let head = Head {
             storage: Arc::clone(&storage),
             counters: Counters::new(),
             retained: Retained::default(),
+            handed: Arc::clone(stack.ledger.handed()),
             home: 0,
         };
-        let mut stack = Stack::new(&storage);
         let mut held = Held::new(&mut stack, &head);
         for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
             assert!(push(&mut held, value, bytes));
