@@ -27,6 +27,11 @@
 //! (`raw/table.rs`, `NEAR_LEN`): the path of a program with more pools in
 //! use than that (a `BufferPool` takes one per class used). Also not a row.
 //!
+//! `large` counts a get, push one byte and drop from a pool whose one value
+//! holds 1 MiB, more than a thread cache keeps: every get refills from the
+//! shards and every return goes back to them (workload 7's path with the
+//! cap off). Also not a row.
+//!
 //! `handoff` counts a value taken on one thread and returned on another, as
 //! in a producer/consumer pipeline (workload 6): this thread takes 64 of
 //! workload 0's `Obj`, pushes a byte into each and sends them to a
@@ -101,6 +106,29 @@ fn buffer(n: u64) {
 #[inline(never)]
 fn measured_ops_buffer(n: u64) {
     buffer(n);
+}
+
+/// The pool of `large`: a size cap of 4 MiB, over what a thread cache
+/// keeps (`LOCAL_CACHE_MAX_BYTES`).
+static LARGE: Pool<Vec<u8>> = Pool::new().max_bytes(4 << 20);
+
+/// `n` gets from [`LARGE`], whose one value holds 1 MiB (reserved on the
+/// first get), a byte pushed into each: every get refills from the shards
+/// and every return goes to them, as workload 7's large buffer does with
+/// the cap off.
+#[inline(never)]
+fn large(n: u64) {
+    for i in 0..n {
+        let mut value = LARGE.get();
+        value.reserve(1 << 20);
+        push_byte(&mut value, i);
+    }
+}
+
+/// The measured ops of `large`, collected as `measured_ops` is.
+#[inline(never)]
+fn measured_ops_large(n: u64) {
+    large(n);
 }
 
 /// The pool of `far`: made, and used, after 64 others are (kept alive,
@@ -235,6 +263,7 @@ fn poolable_mode(id: &str) -> Option<(Ops, Ops)> {
         "burst" => Some((burst, measured_ops_burst)),
         "buffer" => Some((buffer, measured_ops_buffer)),
         "far" => Some((far, measured_ops_far)),
+        "large" => Some((large, measured_ops_large)),
         // Its warm-up runs in `handoff`, on the consumer that the measured
         // values then meet.
         "handoff" => Some((|_| {}, handoff)),
@@ -251,7 +280,7 @@ fn from_id(id: &str) -> Option<ObjContender> {
 fn usage() -> String {
     let ids: Vec<_> = ObjContender::ALL.iter().map(|c| c.id()).collect();
     format!(
-        "usage: instructions <contender | dyn-<contender> | burst | buffer | far | handoff | stream> <n>   (contenders: {})\n\
+        "usage: instructions <contender | dyn-<contender> | burst | buffer | far | large | handoff | stream> <n>   (contenders: {})\n\
          runs {WARM} warm-up ops, then n ops of workload 0 in `measured_ops`; \
          see scripts/bench_table.py --instructions",
         ids.join(", ")

@@ -490,26 +490,34 @@ fn exiting_thread_flushes_its_cache() {
     });
 }
 
+/// A pool with a value idle in main's cache, then leased out of it, and a
+/// thread that drops that guard (it hands the value back to main's slot,
+/// or moves it out if main's cache is gone: `raw/lease.rs`) and exits.
+fn lease_dropped_elsewhere() -> (Arc<Pool<Item>>, thread::JoinHandle<()>) {
+    let pool = item_pool(None);
+    give_back(take(&pool));
+    let leased = pool.get_owned();
+    let id = leased.id;
+    assert!(book().held.insert(id));
+    let t = thread::spawn(move || {
+        drop(leased);
+        assert!(book().held.remove(&id), "value {id} was not held");
+        exit_thread_caches();
+    });
+    (pool, t)
+}
+
 /// A guard whose value stayed in its thread cache's slot (a lease,
 /// `raw/lease.rs`) is dropped on another thread while the first thread's
 /// cache goes (as at its exit): whichever comes second frees the slots, and
-/// exactly once; the value leaves its slot for the other thread's cache and
-/// stays accounted for.
+/// exactly once; the value is handed back to its slot before the cache
+/// closes (and goes to the shards with it) or leaves its slot for the other
+/// thread's cache after, and stays accounted for.
 #[test]
 fn a_lease_returned_as_its_cache_goes() {
     check(|| {
         let slots_before = live_slots();
-        let pool = item_pool(None);
-        // A value idle in main's cache, then leased out of it.
-        give_back(take(&pool));
-        let leased = pool.get_owned();
-        let id = leased.id;
-        assert!(book().held.insert(id));
-        let t = thread::spawn(move || {
-            drop(leased);
-            assert!(book().held.remove(&id), "value {id} was not held");
-            exit_thread_caches();
-        });
+        let (pool, t) = lease_dropped_elsewhere();
         exit_thread_caches();
         t.join().unwrap();
         assert_accounted(&pool);
@@ -528,16 +536,7 @@ fn a_lease_returned_as_its_cache_goes() {
 #[test]
 fn a_value_handed_back_races_its_owners_get() {
     check(|| {
-        let pool = item_pool(None);
-        give_back(take(&pool));
-        let leased = pool.get_owned();
-        let id = leased.id;
-        assert!(book().held.insert(id));
-        let t = thread::spawn(move || {
-            drop(leased);
-            assert!(book().held.remove(&id), "value {id} was not held");
-            exit_thread_caches();
-        });
+        let (pool, t) = lease_dropped_elsewhere();
         thread::yield_now();
         give_back(take(&pool));
         t.join().unwrap();
@@ -557,16 +556,7 @@ fn a_value_handed_back_races_its_owners_get() {
 #[test]
 fn a_value_handed_back_races_a_clear() {
     check(|| {
-        let pool = item_pool(None);
-        give_back(take(&pool));
-        let leased = pool.get_owned();
-        let id = leased.id;
-        assert!(book().held.insert(id));
-        let t = thread::spawn(move || {
-            drop(leased);
-            assert!(book().held.remove(&id), "value {id} was not held");
-            exit_thread_caches();
-        });
+        let (pool, t) = lease_dropped_elsewhere();
         thread::yield_now();
         pool.clear();
         t.join().unwrap();
