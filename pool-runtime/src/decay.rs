@@ -13,10 +13,9 @@
 //!   when the cache's owner is between operations, and by the owner at its
 //!   next operation otherwise (`raw/owned.rs`), so idle threads hold nothing
 //!   after two trims. Values of a cache's own that another thread returned
-//!   (handed back to their slots) count as returned when a step or the
-//!   owner's slow path takes them up, since they may have come back after
-//!   the step began: they can outlive one trim more (`age` in
-//!   `tier/thread.rs`). A clear drops them.
+//!   (handed back to their slots) and that it has not taken up yet are
+//!   idle across the step that reaches the cache, as its listed ones are
+//!   (`age` in `tier/thread.rs`).
 //!
 //! Each tier applies a step to itself (`Shards::step` in `tier/shared.rs`,
 //! `age` in `tier/thread.rs`); this module, above both, decides when and

@@ -568,6 +568,27 @@ fn a_value_handed_back_races_a_clear() {
     });
 }
 
+/// A value handed back to main's slots races main's two trims (each takes
+/// it up, or finds it not back yet): it stays accounted for, and two more
+/// trims with nobody using the pool drop it, though main never took it up
+/// itself.
+#[test]
+fn a_value_handed_back_races_two_trims() {
+    check(|| {
+        let (pool, t) = lease_dropped_elsewhere();
+        thread::yield_now();
+        pool.trim();
+        pool.trim();
+        t.join().unwrap();
+        assert_accounted(&pool);
+        pool.trim();
+        pool.trim();
+        assert_accounted(&pool);
+        let stats = pool.stats();
+        assert_eq!((stats.retained, stats.dropped_idle), (0, 1), "{stats}");
+    });
+}
+
 /// Main trims twice while another thread gets, returns and gets again from
 /// its own cache, so each trim may reclaim that cache directly (the thread
 /// between two operations), or leave the step to the thread's next operation

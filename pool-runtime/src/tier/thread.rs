@@ -986,12 +986,11 @@ fn thread_index() -> usize {
 /// while the stack has room; at a decay step the rest go to the shards
 /// (else they wait for the holder's next time).
 ///
-/// A handed-back value counts as returned when it is taken up: it could
-/// have come back after the step began, and a value returned after a step
-/// survives the next one. So one handed back before a trim, to a thread
-/// that has not left its fast path since, outlives the trim after next
-/// (one trim later than it would in its returning thread's cache). A clear
-/// drops it.
+/// Values taken up at a step count as idle across it, as those the stack
+/// lists do: they came back before the step reached this cache, so before
+/// it or while it ran, and a return that overlaps a trim may be ordered
+/// before it. So the two-trim rule holds for them too: one handed back
+/// before a trim is dropped at the next, and a clear drops it at once.
 pub(crate) fn age(stack: &mut Held<'_>, head: &Head, dead: &mut Dead) {
     age_to(stack, head, dead, false);
 }
@@ -1016,14 +1015,15 @@ fn age_to(stack: &mut Held<'_>, head: &Head, dead: &mut Dead, flush: bool) {
     }
     let back = stack.stack.ledger.take_handed();
     if !back.is_empty() {
-        take_up(stack, head, dead, back, steps >= 2, steps == 1 || flush);
+        take_up(stack, head, dead, back, steps, flush);
     }
 }
 
 /// The end of [`age_to`] when values were handed back (`back`, their
-/// slots): buried if the stack was just cleared (`clear`), else listed
-/// while it has room, and the rest moved to the shards if `spill`, or kept
-/// handed back for the next time.
+/// slots), `steps` decay steps having just reached the stack: buried after
+/// two or more; else listed while the stack has room, aged after one step,
+/// and the rest moved to the shards after one step or with `flush`, or
+/// kept handed back for the next time.
 #[cold]
 #[inline(never)]
 fn take_up(
@@ -1031,14 +1031,19 @@ fn take_up(
     head: &Head,
     dead: &mut Dead,
     mut back: Back,
-    clear: bool,
-    spill: bool,
+    steps: u64,
+    flush: bool,
 ) {
-    if clear {
+    if steps >= 2 {
         return bury_handed(dead, stack, back);
     }
     while stack.list_handed(&mut back) {}
-    if !back.is_empty() && spill {
+    let aged = steps == 1;
+    if aged {
+        // The whole list: the values it held were aged by the step.
+        stack.stack.aged = stack.len();
+    }
+    if !back.is_empty() && (aged || flush) {
         let storage = &head.storage;
         let generation = stack.generation();
         let n = back.len();
@@ -1046,8 +1051,12 @@ fn take_up(
             ledger: &mut stack.stack.ledger,
             back,
         };
+        // Among a shard's victims if aged (`spill_oldest`).
         let expected = (&storage.generation, generation);
-        storage.shards.spill(head.home, &mut from, (n, 0), expected);
+        let aged = if aged { n } else { 0 };
+        storage
+            .shards
+            .spill(head.home, &mut from, (n, aged), expected);
         back = from.back;
     }
     stack.stack.ledger.rehand(back);
