@@ -7,16 +7,11 @@
 //!
 //! The other threads are joined with `JoinHandle::join`, which waits for
 //! their thread-locals (and so their caches' flush) to be gone, as the end
-//! of a `thread::scope` does not; so the pools are leaked, `'static`.
+//! of a `thread::scope` does not; so each test's pool is a `static`.
 
 use poolable::{LOCAL_CACHE_SIZE, Pool, Pooled};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::{self, JoinHandle};
-
-/// A pool of byte buffers that lives as long as the test binary.
-fn leaked() -> &'static Pool<Vec<u8>> {
-    Box::leak(Box::new(Pool::new()))
-}
 
 /// Guards sent to another thread at once.
 type Batch = Vec<Pooled<'static, Vec<u8>>>;
@@ -40,7 +35,8 @@ fn dropper() -> (Sender<Batch>, Receiver<()>, JoinHandle<()>) {
 /// cache, which this thread cannot reach while that thread lives.
 #[test]
 fn a_value_returned_on_another_thread_goes_back_to_the_thread_that_took_it() {
-    let pool = leaked();
+    static POOL: Pool<Vec<u8>> = Pool::new();
+    let pool = &POOL;
     let mut first = pool.get();
     first.reserve_exact(64);
     drop(first);
@@ -68,7 +64,8 @@ fn a_value_returned_on_another_thread_goes_back_to_the_thread_that_took_it() {
 /// though its thread never took it up. A clear drops it at once.
 #[test]
 fn trims_and_clears_reach_values_handed_back() {
-    let pool = leaked();
+    static POOL: Pool<Vec<u8>> = Pool::new();
+    let pool = &POOL;
     drop(pool.get());
     let (to, acks, dropper) = dropper();
     let hand_back = || {
@@ -95,7 +92,8 @@ fn trims_and_clears_reach_values_handed_back() {
 /// the shards: every one stays counted and within reach.
 #[test]
 fn a_trim_moves_what_the_cache_cannot_list_to_the_shards() {
-    let pool = leaked();
+    static POOL: Pool<Vec<u8>> = Pool::new();
+    let pool = &POOL;
     let n = 3 * LOCAL_CACHE_SIZE;
     let values: Vec<_> = (0..n).map(|_| pool.get()).collect();
     drop(values);
@@ -123,7 +121,8 @@ fn a_trim_moves_what_the_cache_cannot_list_to_the_shards() {
 /// it exited stays with the thread that returns it.
 #[test]
 fn an_exiting_thread_leaves_its_values_handed_back_in_the_shards() {
-    let pool = leaked();
+    static POOL: Pool<Vec<u8>> = Pool::new();
+    let pool = &POOL;
     let (to, values) = channel::<Batch>();
     let (done, returned) = channel();
     let taker = thread::spawn(move || {
