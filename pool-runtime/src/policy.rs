@@ -36,11 +36,11 @@ pub const LOCAL_CACHE_SIZE: usize = 8;
 /// pool's shared tier, where every thread finds it: a thread cache lists at
 /// most `LOCAL_CACHE_SIZE` values of at most this size, 512 KiB per thread
 /// and pool (and holds, until it takes them up, its own values that other
-/// threads handed back: [`LOCAL_CACHE_SIZE`]). It is the default `max_bytes`, so it changes nothing for a
-/// pool under the default cap; a pool of larger values (a `BufferPool`'s
-/// large classes) keeps them where one thread's return can serve another
-/// thread's get at once, instead of stranding up to a cache's worth of
-/// them per thread.
+/// threads handed back: [`LOCAL_CACHE_SIZE`]). It is the default
+/// `max_bytes`, so it changes nothing for a pool under the default cap; a
+/// pool of larger values (a `BufferPool`'s large classes) keeps them where
+/// one thread's return can serve another thread's get at once, instead of
+/// stranding up to a cache's worth of them per thread.
 ///
 /// ```
 /// assert_eq!(poolable::LOCAL_CACHE_MAX_BYTES, 64 * 1024);
