@@ -413,8 +413,8 @@ impl List {
     }
 
     /// Give up the slots (the ledger is dropped, its idle values gone, and
-    /// its handed-back ones: [`Ledger::close_handed`]): free them, or, with
-    /// leases out, hand them to the leases.
+    /// its handed-back ones, once it took no more: [`Ledger::close_handed`]):
+    /// free them, or, with leases out, hand them to the leases.
     fn close(&mut self) {
         self.collect();
         let out = self.all & !self.free;
@@ -501,12 +501,13 @@ impl Ledger {
         self.back(mask)
     }
 
-    /// Take no more values back, and take up the ones handed back until
-    /// now, as [`take_handed`](Self::take_handed) does.
-    pub(crate) fn close_handed(&mut self) -> Back {
+    /// Take no more values back. The ones handed back until now stay, for
+    /// [`take_handed`](Self::take_handed).
+    pub(crate) fn close_handed(&mut self) {
+        // Relaxed: a hand-back's compare-and-swap sees it in the mask's own
+        // order of changes, and finds it or comes before it.
         let handed = &self.list.slots().handed.mask;
-        let mask = handed.swap(CLOSED, Ordering::Acquire) & !CLOSED;
-        self.back(mask)
+        handed.fetch_or(CLOSED, Ordering::Relaxed);
     }
 
     fn back(&self, mask: u64) -> Back {
@@ -836,7 +837,8 @@ impl Drop for Ledger {
                 drop(self.take_cell(cell));
             }
         }
-        let mut back = self.close_handed();
+        self.close_handed();
+        let mut back = self.take_handed();
         while let Some((value, _)) = self.handed_value(&mut back) {
             drop(value);
         }
@@ -1099,10 +1101,11 @@ mod tests {
         let own = leases.pop().expect("two").hand_back(8, 7);
         let own = own.expect_err("on its own thread");
         assert!(leases.pop().expect("one").hand_back(8, 1).is_ok());
-        let back = ledger.close_handed();
-        assert_eq!(back.len(), 1, "the one handed back");
+        ledger.close_handed();
         let closed = own.hand_back(8, 1).expect_err("closed");
-        assert_eq!(ledger.handed().held(), (0, 0), "no bit for the refused one");
+        assert_eq!(ledger.handed().held(), (1, 8), "no bit for the refused one");
+        let back = ledger.take_handed();
+        assert_eq!(back.len(), 1, "the one handed back");
         assert_eq!(Arc::strong_count(&rc), 3);
         drop(closed);
         assert_eq!(Arc::strong_count(&rc), 2);

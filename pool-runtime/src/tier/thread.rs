@@ -217,7 +217,8 @@ impl<'a> Held<'a> {
     }
 
     /// Mark the `n` oldest values (`n` at most the length) as idle across
-    /// the last step already: values refilled from the shards' victims.
+    /// the last step already: values refilled from the shards' victims, or
+    /// taken up at a step (`take_up`).
     fn age_oldest(&mut self, n: usize) {
         self.stack.aged = n;
     }
@@ -470,9 +471,7 @@ impl table::Head<Stack> for Head {
             let mut dead = storage.shards.dead();
             // No value comes back to the slots from here on: the ones
             // handed back so far leave with the stack's own.
-            let ledger = &mut stack.stack.ledger;
-            let back = ledger.close_handed();
-            ledger.rehand(back);
+            stack.stack.ledger.close_handed();
             // Age, then move to the shards; again if a trim began meanwhile.
             loop {
                 age_to(&mut stack, head, &mut dead, true);
@@ -1041,7 +1040,8 @@ fn take_up(
     let aged = steps == 1;
     if aged {
         // The whole list: the values it held were aged by the step.
-        stack.stack.aged = stack.len();
+        let n = stack.len();
+        stack.age_oldest(n);
     }
     if !back.is_empty() && (aged || flush) {
         let storage = &head.storage;
@@ -1068,12 +1068,7 @@ fn bury_handed(dead: &mut Dead, stack: &mut Held<'_>, back: Back) {
         ledger: &mut stack.stack.ledger,
         back,
     };
-    while let Some((value, bytes)) = from.next_entry() {
-        if let Err(value) = dead.push_moving(value, bytes) {
-            // Never, as in `bury`.
-            core::mem::forget(value);
-        }
-    }
+    bury_all(dead, &mut from);
 }
 
 /// Values handed back to a ledger's slots, taken out one by one (lowest
@@ -1092,8 +1087,12 @@ impl Source for HandedOut<'_> {
 
 /// Move the `n` oldest values of `stack` into `dead`.
 fn bury(dead: &mut Dead, stack: &mut Held<'_>, n: usize) {
-    let mut oldest = stack.oldest(n);
-    while let Some((value, bytes)) = oldest.next_entry() {
+    bury_all(dead, &mut stack.oldest(n));
+}
+
+/// Move every value of `from` into `dead`.
+fn bury_all(dead: &mut Dead, from: &mut impl Source) {
+    while let Some((value, bytes)) = from.next_entry() {
         if let Err(value) = dead.push_moving(value, bytes) {
             // Never: `dead` came from `Shards::dead` of this storage, of
             // its kind. Forgotten, not dropped: the caller holds the
