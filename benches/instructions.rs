@@ -28,9 +28,10 @@
 //! use than that (a `BufferPool` takes one per class used). Also not a row.
 //!
 //! `large` counts a get, push one byte and drop from a pool whose one value
-//! holds 1 MiB, more than a thread cache keeps: every get refills from the
-//! shards and every return goes back to them (workload 7's path with the
-//! cap off). Also not a row.
+//! holds 1 MiB, more than a thread cache keeps: every get takes it from the
+//! shards (directly, once a refill has found such a value) and every return
+//! gives it back to them (workload 7's path with the cap off). Also not a
+//! row.
 //!
 //! `handoff` counts a value taken on one thread and returned on another, as
 //! in a producer/consumer pipeline (workload 6): this thread takes 64 of

@@ -235,3 +235,71 @@ fn a_spill_over_full_shards_keeps_one_thread_within_max_retained() {
     assert_eq!(stats.retained, max_retained, "{stats}");
     assert!(stats.is_balanced(), "{stats}");
 }
+
+/// A thread whose gets keep finding values over `LOCAL_CACHE_MAX_BYTES`
+/// takes the next one from the shards directly, beside its empty cache
+/// (`refill` in `tier/thread.rs`). The counts, the reuse and decay are those
+/// of the cache's path; and a small value found that way sends the thread's
+/// gets back through its cache, which keeps small values again.
+#[test]
+fn gets_of_large_values_from_the_shards_keep_counts_reuse_and_decay() {
+    use poolable::LOCAL_CACHE_MAX_BYTES;
+    static LARGE: Pool<Vec<u8>> = Pool::new().max_bytes(1 << 20);
+    let mut value = LARGE.get();
+    value.reserve(4 * LOCAL_CACHE_MAX_BYTES);
+    let first = value.as_ptr();
+    drop(value);
+    for _ in 0..10 {
+        let mut value = LARGE.get();
+        assert_eq!(value.as_ptr(), first, "the idle value, reused");
+        value.push(1);
+    }
+    let stats = LARGE.stats();
+    assert_eq!(
+        (stats.gets, stats.misses, stats.puts),
+        (11, 1, 11),
+        "{stats}"
+    );
+    assert_eq!(stats.retained, 1, "{stats}");
+    assert!(stats.retained_bytes > 4 * LOCAL_CACHE_MAX_BYTES, "{stats}");
+    assert!(stats.is_balanced(), "{stats}");
+
+    // None left: a miss, counted.
+    let large = LARGE.get();
+    let fresh = LARGE.get();
+    assert_eq!(fresh.capacity(), 0, "a new value");
+    assert_eq!(LARGE.stats().misses, 2, "{}", LARGE.stats());
+
+    // A small value in the shards, left there by an exiting thread.
+    std::thread::spawn(|| drop(LARGE.get())).join().unwrap();
+    let small = LARGE.get();
+    assert_eq!(
+        LARGE.stats().misses,
+        3,
+        "the other thread's value: {}",
+        LARGE.stats()
+    );
+    drop((small, fresh, large));
+    // The small ones stay in this thread's cache; the large one went to
+    // the shards, and is found there.
+    let got = [LARGE.get(), LARGE.get(), LARGE.get()];
+    let capacities = got.each_ref().map(|value| value.capacity());
+    assert_eq!(capacities[..2], [0, 0]);
+    assert_eq!(got[2].as_ptr(), first);
+    drop(got);
+    let stats = LARGE.stats();
+    assert_eq!(
+        (stats.gets, stats.misses, stats.puts),
+        (18, 3, 18),
+        "{stats}"
+    );
+    assert_eq!(stats.retained, 3, "{stats}");
+
+    // Two trims drop them all, in the shards and in the cache.
+    LARGE.trim();
+    assert_eq!(LARGE.stats().retained, 3, "{}", LARGE.stats());
+    LARGE.trim();
+    let stats = LARGE.stats();
+    assert_eq!((stats.retained, stats.dropped_idle), (0, 3), "{stats}");
+    assert!(stats.is_balanced(), "{stats}");
+}

@@ -100,6 +100,11 @@ impl Handed {
         })
     }
 
+    /// Whether it holds no value (a hint: one may be handed back at once).
+    pub(crate) fn is_clear(&self) -> bool {
+        self.mask.load(Ordering::Relaxed) & !CLOSED == 0
+    }
+
     /// How many values it holds and their bytes: a snapshot, for
     /// statistics.
     pub(crate) fn held(&self) -> (usize, usize) {

@@ -291,6 +291,14 @@ impl<'a, S, H> Owner<'a, S, H> {
         Fast::Done(out)
     }
 
+    /// Whether the owner is neither inside an operation on the tenant nor
+    /// asked to retire a request: a caller may then act beside the state
+    /// (on what the state does not hold) and leave the slow path for later.
+    pub(crate) fn is_quiet(&self) -> bool {
+        let t = self.tenant;
+        t.mark.load(Ordering::Relaxed) & BUSY == 0 && t.pending.load(Ordering::Relaxed) == 0
+    }
+
     /// The slow path: under the lock, `f(state, pending)`; the pending
     /// requests are retired after it. `None` if this thread is already inside
     /// an operation on the tenant.

@@ -36,7 +36,7 @@ use crate::raw::lease::{self, Back, Handed, IDLE, Ledger, RawLease};
 use crate::raw::owned::{Fast, Fenced, OPS, Op, Owner, Reclaim, Tenant};
 use crate::raw::table::{self, KeyCopy, Lookup};
 use crate::stats::{Counters, Event, saturating_sum};
-use crate::sync::{Arc, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use core::cell::Cell;
 
 const _: () = assert!(LOCAL_CACHE_SIZE == IDLE, "a ledger lists a whole cache");
@@ -417,6 +417,8 @@ impl Drop for Oldest<'_> {
 struct Refill<'h, 'a, 'o> {
     stack: &'h mut Held<'a>,
     out: &'h mut Out<'o>,
+    /// Whether the value handed out was one no thread cache keeps.
+    large: bool,
 }
 
 impl Sink for Refill<'_, '_, '_> {
@@ -427,7 +429,10 @@ impl Sink for Refill<'_, '_, '_> {
         // per large get, `Pool::take_slow`).
         let value = if bytes > crate::LOCAL_CACHE_MAX_BYTES {
             match self.out.fill(value) {
-                Ok(()) => return,
+                Ok(()) => {
+                    self.large = true;
+                    return;
+                }
                 Err(value) => value,
             }
         } else {
@@ -456,8 +461,25 @@ pub(crate) struct Head {
     /// The values other threads handed back to the stack's slots, not
     /// listed yet (`RawLease::hand_back`): counted as held.
     handed: Arc<Handed>,
+    /// Whether this thread's last get from the shards found a value no
+    /// thread cache keeps: its next one goes to them directly ([`refill`]).
+    /// Only the holder writes it.
+    large: AtomicBool,
     /// The shard this thread spills to and refills from first.
     home: usize,
+}
+
+impl Head {
+    fn new(storage: &Arc<Storage>, stack: &Stack, home: usize) -> Self {
+        Head {
+            storage: Arc::clone(storage),
+            counters: Counters::new(),
+            retained: Retained::default(),
+            handed: Arc::clone(stack.ledger.handed()),
+            large: AtomicBool::new(false),
+            home,
+        }
+    }
 }
 
 impl table::Head<Stack> for Head {
@@ -608,6 +630,23 @@ pub(crate) fn take_cached(storage: &Arc<Storage>, out: &mut Out<'_>) {
 fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
     let head = owner.head();
     head.counters.add_owned(Event::Get, 1);
+    if head.large.load(Relaxed) && owner.is_quiet() && head.handed.is_clear() {
+        // The last refill found a value too large to keep here (a pool of
+        // large values, or workload 7's large class): the next is likely
+        // one too, and goes from the shards into `out`, with no lock of
+        // the cache, no aging and no list in between (`benches/
+        // instructions.rs large`). Nothing here needs the state: the cache
+        // is empty (its fast path found nothing, and no request stopped
+        // it), and a step that comes meanwhile ages it as an idle one's.
+        match head.storage.shards.pop_into(head.home, out) {
+            Some(bytes) if bytes <= crate::LOCAL_CACHE_MAX_BYTES => {
+                head.large.store(false, Relaxed);
+            }
+            Some(_) => {}
+            None => head.counters.add_owned(Event::Miss, 1),
+        }
+        return;
+    }
     let batch = head.storage.limits.local_cap.div_ceil(2);
     let dead = owner.slow(|stack, _| {
         let mut stack = Settled::new(stack, head);
@@ -624,11 +663,15 @@ fn refill(owner: &Owner<'_, Stack, Head>, out: &mut Out<'_>) {
             let into = &mut Refill {
                 stack: &mut stack,
                 out: &mut *out,
+                large: false,
             };
             let (_, victims) = head
                 .storage
                 .shards
                 .refill(head.home, batch, generation, into);
+            if into.large {
+                head.large.store(true, Relaxed);
+            }
             // The shards' victims come first, idle across a step already:
             // aged here as they were there. (With room, every value went
             // onto the stack but one too large for it, which went into
@@ -912,17 +955,8 @@ fn link(storage: &Arc<Storage>) -> bool {
         return false;
     }
     let stack = Stack::new(storage);
-    let handed = Arc::clone(stack.ledger.handed());
-    let cache = Arc::new(Tenant::new(
-        stack,
-        Head {
-            storage: Arc::clone(storage),
-            counters: Counters::new(),
-            retained: Retained::default(),
-            handed,
-            home: home_shard(storage.shards.len()),
-        },
-    ));
+    let head = Head::new(storage, &stack, home_shard(storage.shards.len()));
+    let cache = Arc::new(Tenant::new(stack, head));
     if !table::link(&storage.key, Arc::clone(&cache)) {
         return false;
     }
@@ -1296,13 +1330,7 @@ mod tests {
     fn retained_sizes_follow_their_values() {
         let storage = storage::<u32>(Limits::resolve(Policy::DEFAULT, 2, 24), "sizes");
         let mut stack = Stack::new(&storage);
-        let head = Head {
-            storage: Arc::clone(&storage),
-            counters: Counters::new(),
-            retained: Retained::default(),
-            handed: Arc::clone(stack.ledger.handed()),
-            home: 0,
-        };
+        let head = Head::new(&storage, &stack, 0);
         let mut held = Held::new(&mut stack, &head);
         for (value, bytes) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
             assert!(push(&mut held, value, bytes));
