@@ -151,6 +151,27 @@ impl Back {
     }
 }
 
+/// `size` as a shift and a multiplier that divide its multiples by it
+/// ([`Slots::index_of`]): `size` is `odd << shift`, and the multiplier is
+/// the inverse of `odd` modulo 2^`usize::BITS`, so that `(size * i >> shift)
+/// * inverse == i`, wrapping. (Zero, which has no slots: a shift of 0 and 1.)
+fn divider(size: usize) -> (u32, usize) {
+    if size == 0 {
+        return (0, 1);
+    }
+    let shift = size.trailing_zeros();
+    let odd = size >> shift;
+    // Newton's iteration: each step doubles the low bits that are right,
+    // and an odd number is its own inverse to 3 bits.
+    let mut inverse = odd;
+    let mut bits = 3;
+    while bits < usize::BITS {
+        inverse = inverse.wrapping_mul(2usize.wrapping_sub(odd.wrapping_mul(inverse)));
+        bits *= 2;
+    }
+    (shift, inverse)
+}
+
 /// Slot allocations alive, for the loom models (`__private::live_slots`).
 #[cfg(poolable_loom)]
 pub(crate) static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -177,6 +198,11 @@ struct Slots {
     /// The values' kind: `size` bytes each.
     kind: Kind,
     size: usize,
+    /// `size` as `odd << shift`, and the inverse of `odd` modulo 2^64:
+    /// [`index_of`](Self::index_of) divides by `size` with a shift and a
+    /// multiply, not a division (one per value spilled or released).
+    shift: u32,
+    inverse: usize,
     /// Values handed back to their slots.
     handed: Arc<Handed>,
     /// The ledger's thread ([`RawLease::hand_back`]'s `here`).
@@ -198,6 +224,7 @@ impl Slots {
         };
         #[cfg(poolable_loom)]
         LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let (shift, inverse) = divider(kind.size());
         NonNull::from(Box::leak(Box::new(Slots {
             returned: AtomicU64::new(0),
             orphaned: AtomicU64::new(0),
@@ -205,6 +232,8 @@ impl Slots {
             layout,
             kind,
             size: kind.size(),
+            shift,
+            inverse,
             handed: Handed::new(),
             thread,
         })))
@@ -232,9 +261,12 @@ impl Slots {
         unsafe { self.cells.add(index * self.size) }
     }
 
-    /// The index of the slot whose cell `cell` is.
+    /// The index of the slot whose cell `cell` is: its offset divided by
+    /// `size`, which divides it exactly, so a shift and a multiply by the
+    /// inverse give the quotient.
     fn index_of(&self, cell: NonNull<u8>) -> usize {
-        (cell.as_ptr().addr() - self.cells.as_ptr().addr()) / self.size.max(1)
+        let offset = cell.as_ptr().addr() - self.cells.as_ptr().addr();
+        (offset >> self.shift).wrapping_mul(self.inverse)
     }
 
     /// Return slot `cell`, which holds no value now (module docs).
@@ -1322,6 +1354,18 @@ mod tests {
         assert_eq!(Arc::strong_count(&rc), 1);
     }
 
+    /// The shift and multiplier divide every multiple of a size by it.
+    #[test]
+    fn a_divider_divides_the_multiples_of_its_size() {
+        for size in (1..=300).chain([4096, 12_345, usize::MAX / 64]) {
+            let (shift, inverse) = divider(size);
+            for i in [0, 1, 2, 3, 62, 63, 64] {
+                let offset = size.wrapping_mul(i);
+                assert_eq!((offset >> shift).wrapping_mul(inverse), i, "{size} * {i}");
+            }
+        }
+    }
+
     /// A slot is known by its cell's address: for values of every size,
     /// each slot's is its own. (A zero-sized type gets no slots: all would
     /// have one address.)
@@ -1337,6 +1381,11 @@ mod tests {
         check::<()>();
         check::<u8>();
         check::<[u64; 3]>();
+        check::<[u8; 3]>();
+        check::<[u16; 3]>();
+        check::<[u32; 5]>();
+        check::<[u8; 100]>();
+        check::<[u64; 7]>();
         check::<[u8; 4096]>();
     }
 
