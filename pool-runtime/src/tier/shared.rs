@@ -42,6 +42,9 @@ pub(crate) struct Shard {
     ceiling: usize,
     /// The pool generation this shard was last stepped to (`decay.rs`).
     generation: u64,
+    /// Its index among the pool's shards: where the budget's gauge counts
+    /// its values (`budget::add`).
+    index: usize,
 }
 
 impl Shard {
@@ -76,7 +79,7 @@ pub(crate) trait Source {
 /// Move up to `k` entries of `from` into `list` (a shard's) while the
 /// budget admits them (it may be passed by the last one: the check comes
 /// before the entry's size is known). Returns how many moved.
-fn admit(from: &mut impl Source, list: &mut Entries, k: usize) -> usize {
+fn admit(from: &mut impl Source, list: &mut Entries, index: usize, k: usize) -> usize {
     // The batch's bytes join the budget's count once, at the end: one
     // write to its shared counter per batch, not one per entry. The check
     // counts them meanwhile; another thread's check may miss them until
@@ -100,7 +103,7 @@ fn admit(from: &mut impl Source, list: &mut Entries, k: usize) -> usize {
         moved += 1;
     }
     if bytes != 0 {
-        budget::add(bytes);
+        budget::add(index, bytes);
     }
     moved
 }
@@ -123,11 +126,11 @@ fn admit_aged(
     } else {
         0
     };
-    let moved = admit(from, &mut shard.victim, aged);
+    let moved = admit(from, &mut shard.victim, shard.index, aged);
     if moved < aged {
         return moved;
     }
-    moved + admit(from, &mut shard.current, k - aged)
+    moved + admit(from, &mut shard.current, shard.index, k - aged)
 }
 
 /// Where a refill's entries go ([`Shards::refill`]).
@@ -140,7 +143,7 @@ pub(crate) trait Sink {
 /// each out of the budget, stopping after one over
 /// [`LOCAL_CACHE_MAX_BYTES`] (which no thread cache keeps). Returns how
 /// many, and whether it stopped at such a one.
-fn take(into: &mut impl Sink, list: &mut Entries, k: usize) -> (usize, bool) {
+fn take(into: &mut impl Sink, list: &mut Entries, index: usize, k: usize) -> (usize, bool) {
     // The entries leave the budget's count in one write at the end (as
     // `admit` adds them).
     let (mut moved, mut taken, mut large) = (0, 0usize, false);
@@ -157,14 +160,15 @@ fn take(into: &mut impl Sink, list: &mut Entries, k: usize) -> (usize, bool) {
         }
     }
     if taken != 0 {
-        budget::sub(taken);
+        budget::sub(index, taken);
     }
     (moved, large)
 }
 
-/// Entries leaving the shards for `dead`: their bytes leave the budget.
-fn release(mut entries: Entries, dead: &mut Dead) {
-    budget::sub(counted_bytes(&entries));
+/// Entries leaving the shard of index `index` for `dead`: their bytes leave
+/// the budget.
+fn release(mut entries: Entries, index: usize, dead: &mut Dead) {
+    budget::sub(index, counted_bytes(&entries));
     dead.append(&mut entries);
 }
 
@@ -188,15 +192,12 @@ pub(crate) struct Shards {
 
 impl Drop for Shards {
     fn drop(&mut self) {
-        // Wrapping, as the count's additions are (`counted_bytes`).
-        let mut bytes = 0usize;
         for shard in &self.shards {
             let shard = lock(shard);
-            bytes = bytes
-                .wrapping_add(counted_bytes(&shard.current))
-                .wrapping_add(counted_bytes(&shard.victim));
+            // Wrapping, as the count's additions are (`counted_bytes`).
+            let bytes = counted_bytes(&shard.current).wrapping_add(counted_bytes(&shard.victim));
+            budget::sub(shard.index, bytes);
         }
-        budget::sub(bytes);
     }
 }
 
@@ -205,7 +206,7 @@ impl Shards {
     /// values of `kind`.
     pub(crate) fn new(kind: Kind, caps: &[usize], ceilings: &[usize]) -> Self {
         let mut shards = Vec::with_capacity(caps.len());
-        for (&cap, &ceiling) in caps.iter().zip(ceilings) {
+        for (index, (&cap, &ceiling)) in caps.iter().zip(ceilings).enumerate() {
             shards.push(CachePadded(Mutex::new(Shard {
                 current: Entries::new(kind),
                 victim: Entries::new(kind),
@@ -213,6 +214,7 @@ impl Shards {
                 floor: cap,
                 ceiling: ceiling.max(cap),
                 generation: 0,
+                index,
             })));
         }
         Shards { kind, shards }
@@ -292,7 +294,7 @@ impl Shards {
             return Err(value);
         };
         shard.current.push_moving(value, bytes)?;
-        budget::add(bytes);
+        budget::add(shard.index, bytes);
         Ok(())
     }
 
@@ -327,7 +329,7 @@ impl Shards {
             &mut shard.current
         };
         let bytes = list.pop_into(out)?;
-        budget::sub(bytes);
+        budget::sub(shard.index, bytes);
         Some(bytes)
     }
 
@@ -357,9 +359,17 @@ impl Shards {
             }
             shard.shrink();
             let current = mem::replace(&mut shard.current, self.dead());
-            release(mem::replace(&mut shard.victim, current), &mut dead);
+            release(
+                mem::replace(&mut shard.victim, current),
+                shard.index,
+                &mut dead,
+            );
             if steps >= 2 {
-                release(mem::replace(&mut shard.victim, self.dead()), &mut dead);
+                release(
+                    mem::replace(&mut shard.victim, self.dead()),
+                    shard.index,
+                    &mut dead,
+                );
             }
             shard.generation = generation;
         }
@@ -372,6 +382,7 @@ impl Shards {
         let (mut dead, mut freed) = (self.dead(), 0);
         for shard in &self.shards {
             let shard = &mut *lock(shard);
+            let index = shard.index;
             let lists: &mut [&mut Entries] = if oldest_only {
                 &mut [&mut shard.victim]
             } else {
@@ -383,7 +394,7 @@ impl Shards {
                     freed = freed.saturating_add(list.bytes()[n]);
                     n += 1;
                 }
-                release(list.split_front(n), &mut dead);
+                release(list.split_front(n), index, &mut dead);
             }
         }
         (dead, freed)
@@ -422,7 +433,7 @@ impl Shards {
             // The current values first; the victims only into an empty
             // refill.
             if !shard.current.is_empty() {
-                let (got, large) = take(into, &mut shard.current, n - moved);
+                let (got, large) = take(into, &mut shard.current, shard.index, n - moved);
                 moved += got;
                 if large {
                     // Too large for a thread cache: the refill ends with it.
@@ -430,7 +441,7 @@ impl Shards {
                 }
             }
             if moved == 0 && !shard.victim.is_empty() {
-                let (got, large) = take(into, &mut shard.victim, n);
+                let (got, large) = take(into, &mut shard.victim, shard.index, n);
                 (moved, victims) = (got, got);
                 if large {
                     n = moved;
