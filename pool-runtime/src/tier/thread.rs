@@ -385,6 +385,7 @@ pub(crate) struct Oldest<'h> {
 }
 
 impl Source for Oldest<'_> {
+    #[inline(always)]
     fn next_entry(&mut self) -> Option<(Moving<'_>, usize)> {
         let value = self.values.next()?;
         // Zeroed as it leaves, so that `stats()` does not count it here and
@@ -422,6 +423,7 @@ struct Refill<'h, 'a, 'o> {
 }
 
 impl Sink for Refill<'_, '_, '_> {
+    #[inline(always)]
     fn put(&mut self, value: Moving<'_>, bytes: usize) {
         // A value no thread cache keeps ends the refill (`Shards::refill`)
         // and is the one handed out: straight into `out`, not onto the
