@@ -389,9 +389,14 @@ impl Source for Oldest<'_> {
     fn next_entry(&mut self) -> Option<(Moving<'_>, usize)> {
         let value = self.values.next()?;
         // Zeroed as it leaves, so that `stats()` does not count it here and
-        // in the shards it goes to.
+        // in the shards it goes to. A load and a store, not a swap: only
+        // the holder writes the sizes (an `xchg` per value spilled).
         let bytes = match self.sizes.get(self.taken) {
-            Some(size) => size.swap(0, Relaxed),
+            Some(size) => {
+                let bytes = size.load(Relaxed);
+                size.store(0, Relaxed);
+                bytes
+            }
             None => 0,
         };
         self.taken += 1;
@@ -407,7 +412,10 @@ impl Drop for Oldest<'_> {
         let len = self.values.len();
         let sizes = &self.sizes[..len];
         for (to, from) in (n..len).enumerate() {
-            sizes[to].store(sizes[from].swap(0, Relaxed), Relaxed);
+            // As in `next_entry`, a load and stores; a later step stores
+            // over the zero left at `from` if it is another's `to`.
+            sizes[to].store(sizes[from].load(Relaxed), Relaxed);
+            sizes[from].store(0, Relaxed);
         }
         *self.aged = self.aged.saturating_sub(n);
     }
