@@ -792,7 +792,7 @@ fn restore(owner: &Owner<'_, Stack, Head>, lease: &mut Option<RawLease>, bytes: 
 /// table's mirror (listed here, through the table's list, as [`take_far`]
 /// leased it), another thread's cache, or this one full, busy or with
 /// requests pending. Another thread's lease is handed back to its slot,
-/// counted as a return here (`benches/instructions.rs handoff`: 376
+/// counted as a return here (`benches/instructions.rs handoff`: 367
 /// instructions per value taken on one thread and returned on another,
 /// against 803 when it moved into this thread's cache and on through the
 /// shards). A value still not listed leaves its slot and is given as a
