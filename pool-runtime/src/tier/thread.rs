@@ -412,10 +412,13 @@ impl Drop for Oldest<'_> {
         let len = self.values.len();
         let sizes = &self.sizes[..len];
         for (to, from) in (n..len).enumerate() {
-            // As in `next_entry`, a load and stores; a later step stores
-            // over the zero left at `from` if it is another's `to`.
-            sizes[to].store(sizes[from].load(Relaxed), Relaxed);
+            // As in `next_entry`, a load and stores, in a swap's order: with
+            // none taken (`to == from`) the size is stored back over the
+            // zero, and a later step stores over the zero left at `from` if
+            // it is another's `to`.
+            let bytes = sizes[from].load(Relaxed);
             sizes[from].store(0, Relaxed);
+            sizes[to].store(bytes, Relaxed);
         }
         *self.aged = self.aged.saturating_sub(n);
     }
@@ -1350,6 +1353,10 @@ mod tests {
         assert_eq!(out, Some(4));
         assert_eq!(head.retained.listed(), (3, 60));
 
+        // None of the oldest is taken (the shards had no room): every
+        // size stays where it was.
+        assert_eq!(oldest(&mut held, 2, 0), []);
+        assert_eq!(head.retained.listed(), (3, 60));
         // One of the two oldest is taken, then the iterator is dropped.
         assert_eq!(oldest(&mut held, 2, 1), [(1, 10)]);
         assert_eq!(head.retained.listed(), (2, 50));
