@@ -917,9 +917,7 @@ impl RawLease {
         let kind = unsafe { this.slots.as_ref() }.kind;
         f(unsafe { Moving::at(this.cell, kind) })
     }
-}
 
-impl RawLease {
     /// Hand the lease's value, reset and `bytes` big, back to its own cache
     /// in its slot, for the cache's holder to list again (module docs).
     /// The lease back if its cache is `here`'s (the calling thread's, as

@@ -1100,10 +1100,10 @@ fn take_up(
         };
         // Among a shard's victims if aged (`spill_oldest`).
         let expected = (&storage.generation, generation);
-        let aged = if aged { n } else { 0 };
+        let victims = if aged { n } else { 0 };
         storage
             .shards
-            .spill(head.home, &mut from, (n, aged), expected);
+            .spill(head.home, &mut from, (n, victims), expected);
         back = from.back;
     }
     stack.stack.ledger.rehand(back);
