@@ -546,9 +546,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
     #[cold]
     #[inline(never)]
     pub(crate) fn take_slow(&self) -> T {
-        let found = erased::fill_with::<T>(|out| {
-            thread::take_cached(self.core.storage(Self::META), out);
-        });
+        let found = erased::fill_with::<T, _>(self.core.storage(Self::META), thread::take_cached);
         match found {
             Some(value) => value,
             None => self.create(),
@@ -563,9 +561,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
         // A `match`, not a method of `New`: one function less per type.
         let mut value = match &self.new {
             New::Fn(new) => new(),
-            New::Closure(new) => new(),
+            // Through the `dyn Fn` itself: calling the `Box` compiles its `Fn`
+            // impl once more for each pooled type.
+            New::Closure(new) => (**new)(),
         };
-        if let Some(heap) = self.core.presize(core::mem::size_of::<T>()) {
+        if let Some(heap) = self.core.presize(const { size_of::<T>() }) {
             value.reserve_heap(heap);
         }
         core::mem::forget(on_panic);
@@ -626,10 +626,11 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// [`DiscardOnUnwind`]: a panicking reset drops the value, counted.
     #[inline(always)]
     fn reset(&self, slot: &mut Option<T>) -> usize {
-        let on_panic = DiscardOnUnwind {
+        let mut on_panic = DiscardOnUnwind {
             core: &self.core,
             meta: Self::META,
             slot,
+            armed: true,
         };
         // `match`es, not `Option::map_or` and a closure or `as_mut`, here
         // and below: one instance less of each per pooled type in a debug
@@ -638,7 +639,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             Some(value) => reset_value(value),
             None => 0,
         };
-        core::mem::forget(on_panic);
+        on_panic.armed = false;
         bytes
     }
 
@@ -651,17 +652,20 @@ impl<T: Reset + Send + 'static> Pool<T> {
         let Some(_) = slot else {
             return;
         };
-        let on_panic = DiscardOnUnwind {
-            core: &self.core,
-            meta: Self::META,
-            slot,
+        let used = {
+            let mut on_panic = DiscardOnUnwind {
+                core: &self.core,
+                meta: Self::META,
+                slot,
+                armed: true,
+            };
+            let used = match &*on_panic.slot {
+                Some(value) => T::used_bytes(value),
+                None => 0,
+            };
+            on_panic.armed = false;
+            used.saturating_add(const { size_of::<T>() })
         };
-        let used = match &*on_panic.slot {
-            Some(value) => T::used_bytes(value),
-            None => 0,
-        };
-        let used = used.saturating_add(core::mem::size_of::<T>());
-        core::mem::forget(on_panic);
         let bytes = self.reset(slot);
         let cap = match &self.core.storage(Self::META).auto_cap {
             Some(auto) => auto.record(used),
@@ -683,16 +687,17 @@ impl<T: Reset + Send + 'static> Pool<T> {
             let cap = storage.max_bytes();
             let mut shrunk = usize::MAX;
             if self.core.policy.oversize == Oversize::Shrink {
-                let on_panic = DiscardOnUnwind {
+                let mut on_panic = DiscardOnUnwind {
                     core: &self.core,
                     meta: Self::META,
                     slot,
+                    armed: true,
                 };
                 if let Some(value) = &mut *on_panic.slot {
-                    T::shrink_heap(value, cap.saturating_sub(size_of::<T>()));
-                    shrunk = T::heap_bytes(value).saturating_add(size_of::<T>());
+                    T::shrink_heap(value, cap.saturating_sub(const { size_of::<T>() }));
+                    shrunk = T::heap_bytes(value).saturating_add(const { size_of::<T>() });
                 }
-                core::mem::forget(on_panic);
+                on_panic.armed = false;
             }
             if shrunk > cap {
                 thread::count(storage, Event::Put);
@@ -705,7 +710,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
             bytes = shrunk;
         }
         if let Some(value) = slot.take() {
-            let mut place = MaybeUninit::uninit();
+            let mut place = const { MaybeUninit::uninit() };
             self.core
                 .keep(storage, Moving::new(&mut place, value), bytes);
         }
@@ -752,7 +757,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
         while kept < n && storage.shards.has_room() {
             let mut value = self.new.call();
             // Made at the common size, as a miss makes it.
-            if let Some(heap) = self.core.presize(size_of::<T>()) {
+            if let Some(heap) = self.core.presize(const { size_of::<T>() }) {
                 value.reserve_heap(heap);
             }
             // Measured before it is counted: `heap_bytes` is user code, and
@@ -766,7 +771,7 @@ impl<T: Reset + Send + 'static> Pool<T> {
                 drop(value);
                 break;
             }
-            let mut place = MaybeUninit::uninit();
+            let mut place = const { MaybeUninit::uninit() };
             match storage
                 .shards
                 .push(0, Moving::new(&mut place, value), bytes)
@@ -789,7 +794,9 @@ impl<T: Reset + Send + 'static> Pool<T> {
     /// yet has none, and stays unused (it does not register).
     pub(crate) fn take_idle(&self, event: Event) -> Option<T> {
         let storage = self.core.storage.get()?;
-        erased::fill_with::<T>(|out| thread::take_idle(storage, event, out))
+        erased::fill_with::<T, _>((storage, event), |(storage, event), out| {
+            thread::take_idle(storage, event, out)
+        })
     }
 
     /// How many idle values the shared tier holds now (it locks each shard
@@ -1017,7 +1024,7 @@ impl<T: Reset + Send + 'static, P: Deref<Target = Pool<T>>> sealed::Home<T> for 
         let Some(value) = slot.take() else {
             return;
         };
-        let mut place = MaybeUninit::uninit();
+        let mut place = const { MaybeUninit::uninit() };
         if let Err(value) = thread::give(&pool.core.key, Moving::new(&mut place, value), bytes) {
             pool.core.give_slow(Pool::<T>::META, value, bytes);
         }
@@ -1097,13 +1104,13 @@ fn reset_value<T: Reset>(value: &mut T) -> usize {
         not_reset_named(core::any::type_name::<T>());
     }
     // `size_of_kept`, written out: one function less per type.
-    T::heap_bytes(value).saturating_add(size_of::<T>())
+    T::heap_bytes(value).saturating_add(const { size_of::<T>() })
 }
 
 /// What keeping `value` costs, checked against the size cap: its heap bytes
 /// plus `size_of::<T>()`, the pool's own storage of it.
 fn size_of_kept<T: Reset>(value: &T) -> usize {
-    T::heap_bytes(value).saturating_add(core::mem::size_of::<T>())
+    T::heap_bytes(value).saturating_add(const { size_of::<T>() })
 }
 
 /// Counts a `dropped_panic` if dropped, i.e. if a constructor unwinds past it.
@@ -1119,14 +1126,21 @@ impl Drop for CountOnUnwind<'_> {
 /// user code run on a returned value (`reset`, `heap_bytes`, `used_bytes`,
 /// `shrink_heap`) unwinds past it. A guard's slot is `ManuallyDrop`, so this
 /// is what drops the value then.
+///
+/// Disarmed by clearing `armed` once the user code has returned, rather
+/// than by `mem::forget`: one function less compiled for each pooled type.
 struct DiscardOnUnwind<'a, 's, T> {
     core: &'a PoolCore,
     meta: fn() -> Meta,
     slot: &'s mut Option<T>,
+    armed: bool,
 }
 
 impl<T> Drop for DiscardOnUnwind<'_, '_, T> {
     fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
         self.core.count(self.meta, Event::DroppedPanic);
         // In place, not `take()`: the value's `Drop` (the generated wipe of
         // its `zeroize` fields, which the unwound reset may not have reached)

@@ -49,7 +49,7 @@ impl Kind {
             unsafe { core::ptr::drop_in_place(value as *mut T) }
         }
         Kind {
-            layout: Layout::new::<T>(),
+            layout: const { Layout::new::<T>() },
             drop: drop_value::<T>,
             id: TypeId::of::<T>(),
         }
@@ -155,12 +155,15 @@ impl<'a> Moving<'a> {
     }
 }
 
-/// Run `f` on an empty place for a `T`: the value it put there, if any.
+/// Run `f(arg, out)` on an empty place for a `T`, `out`: the value it put
+/// there, if any. `arg` apart from `f`, so that a caller generic over `T`
+/// can pass a plain function rather than a closure, which would be one more
+/// function compiled for each `T`.
 #[inline(always)]
-pub(crate) fn fill_with<T: 'static>(f: impl FnOnce(&mut Out<'_>)) -> Option<T> {
-    let mut place = MaybeUninit::<T>::uninit();
+pub(crate) fn fill_with<T: 'static, A>(arg: A, f: impl FnOnce(A, &mut Out<'_>)) -> Option<T> {
+    let mut place = const { MaybeUninit::<T>::uninit() };
     let mut out = Out::new(&mut place);
-    f(&mut out);
+    f(arg, &mut out);
     if out.filled {
         // SAFETY: `fill` wrote a value of the place's type, `T` (it checks
         // the ids), and `out`, the only other way to it, is not used again.
@@ -539,7 +542,7 @@ mod tests {
 
     fn pop<T: 'static>(list: &mut Entries) -> Option<(T, usize)> {
         let mut bytes = 0;
-        let value = fill_with::<T>(|out| {
+        let value = fill_with::<T, _>((), |(), out| {
             if let Some(b) = list.pop_into(out) {
                 bytes = b;
             }

@@ -1061,7 +1061,7 @@ mod tests {
 
     /// The `T` in `value`.
     fn value<T: 'static>(value: Moving<'_>) -> T {
-        fill_with::<T>(|out| assert!(out.fill(value).is_ok(), "a `T`")).expect("filled")
+        fill_with::<T, _>((), |(), out| assert!(out.fill(value).is_ok(), "a `T`")).expect("filled")
     }
 
     /// A ledger and its list's length, with `n` values of `rc` listed.
@@ -1342,9 +1342,13 @@ mod tests {
     fn the_newest_is_taken_into_a_place_of_its_type_only() {
         let rc = Arc::new(());
         let (mut ledger, len) = ledger(&rc, 2);
-        let other = fill_with::<u64>(|out| assert_eq!(ledger.take_newest(&len, out), None));
+        let other = fill_with::<u64, _>((), |(), out| {
+            assert_eq!(ledger.take_newest(&len, out), None)
+        });
         assert_eq!((other, len.load(Ordering::Relaxed)), (None, 2));
-        let newest = fill_with::<Arc<()>>(|out| assert_eq!(ledger.take_newest(&len, out), Some(1)));
+        let newest = fill_with::<Arc<()>, _>((), |(), out| {
+            assert_eq!(ledger.take_newest(&len, out), Some(1))
+        });
         assert!(newest.is_some_and(|v| Arc::ptr_eq(&v, &rc)));
         assert_eq!(len.load(Ordering::Relaxed), 1);
         assert_eq!(ledger.free_slots(), slots_for(8) - 1);

@@ -1213,7 +1213,7 @@ mod tests {
             let Some((value, bytes)) = oldest.next_entry() else {
                 break;
             };
-            let value = fill_with::<u32>(|out| assert!(out.fill(value).is_ok()));
+            let value = fill_with::<u32, _>((), |(), out| assert!(out.fill(value).is_ok()));
             taken.push((value.expect("a `u32`"), bytes));
         }
         taken
@@ -1349,7 +1349,7 @@ mod tests {
             assert!(push(&mut held, value, bytes));
         }
         assert_eq!(head.retained.listed(), (4, 100));
-        let out = fill_with::<u32>(|out| assert!(held.pop_into(out)));
+        let out = fill_with::<u32, _>((), |(), out| assert!(held.pop_into(out)));
         assert_eq!(out, Some(4));
         assert_eq!(head.retained.listed(), (3, 60));
 
