@@ -1,8 +1,8 @@
 //! The outside harness of issue #25, item 3, rebuilt from its description
-//! and sharing nothing with the other benches (no `support/`, no shared
-//! `Contenders`): each peer is set up as its README shows, each with a bare
-//! `clear()` as the reset, in a pool of its own that no other workload has
-//! touched.
+//! and sharing no workload code, pool or state with the other benches (of
+//! `support/` only where its JSON goes): each peer is set up as its README
+//! shows, each with a bare `clear()` as the reset, in a pool of its own that
+//! no other workload has touched.
 //!
 //! The op is workload 0's: get an `Obj { buf: Vec<u8> }`, push one byte,
 //! drop. For 1 and 2 threads, each round runs every contender once, in an
@@ -19,7 +19,13 @@
 //! ```
 //!
 //! Go's `sync.Pool` on the same op is `benches/go` (`BenchmarkObj`), run
-//! beside it by `scripts/bench_table.py --go`.
+//! beside it by `scripts/bench_table.py --go`. Writes
+//! `target/criterion/outside.json`, which `scripts/bench_table.py` puts in
+//! RESULTS.md beside Go's figures.
+
+mod support {
+    pub mod output;
+}
 
 use poolable::Poolable;
 use std::cell::Cell;
@@ -262,4 +268,24 @@ fn main() {
         ratio(0, 2),
         ratio(1, 2)
     );
+
+    let rows: Vec<String> = CONTENDERS
+        .iter()
+        .enumerate()
+        .flat_map(|(index, (name, _))| {
+            threads.iter().zip(&times).map(move |(n, per_contender)| {
+                let runs: Vec<String> = per_contender[index].iter().map(|x| format!("{x:.3}")).collect();
+                format!(
+                    "{{\"contender\": \"{name}\", \"threads\": {n}, \"median_ns\": {:.3}, \"runs_ns\": [{}]}}",
+                    median(per_contender[index].clone()),
+                    runs.join(", ")
+                )
+            })
+        })
+        .collect();
+    let json = format!(
+        "{{\"rounds\": {ROUNDS}, \"ops_per_thread\": {OPS}, \"warm_up\": {WARM_UP}, \"rows\": [\n  {}\n]}}\n",
+        rows.join(",\n  ")
+    );
+    support::output::write_json("outside.json", &json);
 }

@@ -687,6 +687,57 @@ def go_table(go: dict) -> list[str]:
     return lines
 
 
+def outside_table(outside: dict, go: dict | None) -> list[str]:
+    """`benches/outside.rs` (issue #25's outside harness, rebuilt), with Go's
+    `sync.Pool` on the same op beside it when this run has Go's figures.
+
+    >>> run = {"rounds": 7, "ops_per_thread": 2000000, "warm_up": 1000, "rows": [
+    ...     {"contender": "poolable", "threads": 1, "median_ns": 6.0, "runs_ns": [6.0]},
+    ...     {"contender": "poolable", "threads": 2, "median_ns": 3.0, "runs_ns": [3.0]},
+    ...     {"contender": "opool", "threads": 1, "median_ns": 15.0, "runs_ns": [15.0]},
+    ...     {"contender": "opool", "threads": 2, "median_ns": 150.0, "runs_ns": [150.0]}]}
+    >>> outside_table(run, None)[-2:]
+    ['| poolable | 6.0 ns | 3.0 ns |', '| opool | 15.0 ns (2.50×) | 150 ns (50.00×) |']
+    """
+    cells: dict[str, dict[int, float]] = {}
+    for r in outside["rows"]:
+        cells.setdefault(r["contender"], {})[r["threads"]] = r["median_ns"]
+    if go:
+        by_key = {(r["name"], r["procs"]): r["ns"] for r in go["results"]}
+        for threads, param in ((1, ONE), (2, TWO)):
+            name, procs = GO_CELLS[("0_obj_get_push_drop", param)]["go-pool"]
+            ns = by_key.get((name, procs or go["cores"]))
+            if ns is not None:
+                cells.setdefault("Go `sync.Pool` (`benches/go`)", {})[threads] = ns
+    ours = cells.get("poolable", {})
+
+    def cell(name: str, threads: int) -> str:
+        ns = cells[name].get(threads)
+        if ns is None:
+            return "–"
+        if name == "poolable" or threads not in ours:
+            return fmt_ns(ns)
+        return f"{fmt_ns(ns)} ({ns / ours[threads]:.2f}×)"
+
+    lines = [
+        "## Issue #25's outside harness (`benches/outside.rs`)",
+        "",
+        "Workload 0's op (get an `Obj { buf: Vec<u8> }`, push one byte, drop) as the issue's "
+        "outside harness times it, rebuilt with no workload code, pool or state shared with the "
+        "benches above: each peer in a pool of its own, set up as its README shows with a bare "
+        f"`clear()` as the reset; persistent threads released by a barrier after {outside['warm_up']} "
+        f"warm-up ops, {outside['ops_per_thread']} ops per thread, each a call through `&dyn Fn()`; "
+        f"the median of {outside['rounds']} rounds with the contenders interleaved (wall time ÷ all "
+        "ops of all threads). In brackets, ÷ poolable's time. Go runs its own benchmark beside it.",
+        "",
+        "| contender | 1 thread | 2 threads |",
+        "|---|---|---|",
+    ]
+    for name in cells:
+        lines.append(f"| {name} | {cell(name, 1)} | {cell(name, 2)} |")
+    return lines
+
+
 # alloc_count's workloads whose column is one of two of the same number, and
 # the parameter that names it (the timing tables' `request` and `recycled`).
 ALLOC_PARAMS = {"5_request": "request", "5_request_recycled": "recycled"}
@@ -833,7 +884,7 @@ def chart(groups: dict, path: Path) -> None:
 
 
 # The files beside criterion's that the tables read, and what writes each.
-SIDE_FILES = ("alloc_count.json", "paired.json", "go.json", "instructions.json")
+SIDE_FILES = ("alloc_count.json", "paired.json", "go.json", "instructions.json", "outside.json")
 # A side file written this long before the first criterion result or after the
 # last is not from the same run (`cargo bench` writes alloc_count's and
 # paired's among criterion's; a `--run` writes Go's and callgrind's within
@@ -870,7 +921,7 @@ def side_file_lines(side: dict, times) -> list[str]:
 
 
 def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=None, paired=None,
-           side=None) -> str:
+           side=None, outside=None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -992,6 +1043,9 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     ]
     lines += targets_table(groups, paired)
     lines.append("")
+    if outside:
+        lines += outside_table(outside, go)
+        lines.append("")
     lines += inline_table(paired)
     if allocs:
         lines += [
@@ -1206,14 +1260,17 @@ def main() -> int:
         merge_go(groups, go)
     instr = None if "instructions.json" in not_rerun else load_json(crit / "instructions.json")
     paired = load_json(crit / "paired.json")
+    outside = load_json(crit / "outside.json")
     allocs = load_allocs(crit)
     times = (min(r["mtime"] for r in rows), max(r["mtime"] for r in rows))
     mach = machine()
-    used = {"alloc_count.json": allocs, "paired.json": paired, "go.json": go, "instructions.json": instr}
+    used = {"alloc_count.json": allocs, "paired.json": paired, "go.json": go, "instructions.json": instr,
+            "outside.json": outside}
     side = {name: (crit / name).stat().st_mtime for name in SIDE_FILES if used[name]}
     for line in side_file_lines(side, times)[1:]:
         print(line.removeprefix("> **Note:** "), file=sys.stderr)
-    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr, paired, side)
+    text = report(groups, allocs, suite_settings(), mach, wall, args.note, times, go, instr, paired, side,
+                  outside)
     # Section 8 (the live HTTP measurement) comes from scripts/http_bench.py: keep it.
     old = args.out.read_text() if args.out.exists() else ""
     if HTTP_START in old and HTTP_END in old:
