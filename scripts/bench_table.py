@@ -687,28 +687,28 @@ def go_table(go: dict) -> list[str]:
     return lines
 
 
-def outside_table(outside: dict, go: dict | None) -> list[str]:
+def outside_table(outside: dict, obj: dict) -> list[str]:
     """`benches/outside.rs` (issue #25's outside harness, rebuilt), with Go's
-    `sync.Pool` on the same op beside it when this run has Go's figures.
+    `sync.Pool` on the same op beside it when this run has Go's figures
+    (`merge_go` put them among workload 0's contenders, `obj`).
 
     >>> run = {"rounds": 7, "ops_per_thread": 2000000, "warm_up": 1000, "rows": [
     ...     {"contender": "poolable", "threads": 1, "median_ns": 6.0, "runs_ns": [6.0]},
     ...     {"contender": "poolable", "threads": 2, "median_ns": 3.0, "runs_ns": [3.0]},
     ...     {"contender": "opool", "threads": 1, "median_ns": 15.0, "runs_ns": [15.0]},
     ...     {"contender": "opool", "threads": 2, "median_ns": 150.0, "runs_ns": [150.0]}]}
-    >>> outside_table(run, None)[-2:]
+    >>> outside_table(run, {})[-2:]
     ['| poolable | 6.0 ns | 3.0 ns |', '| opool | 15.0 ns (2.50×) | 150 ns (50.00×) |']
+    >>> outside_table(run, {ONE: {"go-pool": 9.0}})[-1]
+    '| Go `sync.Pool` (`benches/go`) | 9.0 ns (1.50×) | – |'
     """
     cells: dict[str, dict[int, float]] = {}
     for r in outside["rows"]:
         cells.setdefault(r["contender"], {})[r["threads"]] = r["median_ns"]
-    if go:
-        by_key = {(r["name"], r["procs"]): r["ns"] for r in go["results"]}
-        for threads, param in ((1, ONE), (2, TWO)):
-            name, procs = GO_CELLS[("0_obj_get_push_drop", param)]["go-pool"]
-            ns = by_key.get((name, procs or go["cores"]))
-            if ns is not None:
-                cells.setdefault("Go `sync.Pool` (`benches/go`)", {})[threads] = ns
+    for threads, param in ((1, ONE), (2, TWO)):
+        ns = obj.get(param, {}).get("go-pool")
+        if ns is not None:
+            cells.setdefault("Go `sync.Pool` (`benches/go`)", {})[threads] = ns
     ours = cells.get("poolable", {})
 
     def cell(name: str, threads: int) -> str:
@@ -1044,7 +1044,7 @@ def report(groups, allocs, settings, mach, wall, note, times, go=None, instr=Non
     lines += targets_table(groups, paired)
     lines.append("")
     if outside:
-        lines += outside_table(outside, go)
+        lines += outside_table(outside, groups.get("0_obj_get_push_drop", {}))
         lines.append("")
     lines += inline_table(paired)
     if allocs:
