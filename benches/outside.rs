@@ -138,6 +138,10 @@ fn poolshark_local() {
     push_byte(&mut poolshark::local::LPooled::<Obj>::take().buf);
 }
 
+/// Where poolable and Linear are in [`CONTENDERS`], for the ratio printed.
+const POOLABLE_AT: usize = 1;
+const LINEAR_AT: usize = 2;
+
 const CONTENDERS: [(&str, fn()); 6] = [
     ("thread_local! slot (floor)", floor),
     ("poolable", poolable),
@@ -261,12 +265,12 @@ fn main() {
             .collect();
         println!("| {name} | {} |", cells.join(" | "));
     }
-    let ratio =
-        |t: usize, index: usize| median(times[t][index].clone()) / median(times[t][1].clone());
+    let linear_over_poolable =
+        |t: usize| median(times[t][LINEAR_AT].clone()) / median(times[t][POOLABLE_AT].clone());
     println!(
         "\nLinear ÷ poolable: {:.2}× on 1 thread, {:.2}× on 2 (medians of {ROUNDS} rounds, {OPS} ops per thread)",
-        ratio(0, 2),
-        ratio(1, 2)
+        linear_over_poolable(0),
+        linear_over_poolable(1)
     );
 
     let rows: Vec<String> = CONTENDERS
