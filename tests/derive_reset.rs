@@ -809,7 +809,7 @@ mod shim {
                 Measure::IsReset => usize::from(fields.0.is_reset()),
             })
         }
-        pub fn shrink_heap<T: Reset>(_total: usize, fields: (&mut T,), max_bytes: usize) {
+        pub fn shrink_fields<T: Reset>(fields: (&mut T,), max_bytes: usize) {
             fields.0.shrink_heap(max_bytes);
         }
     }

@@ -25,27 +25,40 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
     };
 
     // A struct without generic parameters (lifetimes included) has its
-    // fields checked in one constant, and its `Reset` impl calls the
-    // fields' impls through one tuple (`compact_reset_impl`), written as
-    // source text but for what carries a span (`tokens.rs`); a generic one
-    // names each field's type in each method (`reset_impl`).
+    // fields checked in one constant (unless there is nothing to check:
+    // `is_std_only`), and its `Reset` impl calls the fields' impls through
+    // one tuple (`compact_reset_impl`), written as source text but for what
+    // carries a span (`tokens.rs`); a generic one names each field's type in
+    // each method (`reset_impl`).
     let mut out = Src::default();
     // The lints the derive's code may raise where the user wrote nothing
     // wrong: a deprecated struct's own name, and a value written in
     // brackets (`max_retained = (8)`) where it becomes an argument. Each
     // lint named costs every derive a little to build, so only as needed.
+    let bracketed = has_bracketed_value(&cont);
+    if !cont.deprecated && !bracketed && is_std_only(&cont) {
+        // No constant and no alias, so no `const _` around the impls to
+        // keep those private, nor its `allow`: the impls alone, two thirds
+        // of the code to build (`scripts/derive_cost.py`).
+        compact_reset_impl(&cont, &krate, &names, None, &mut out);
+        if let Derive::Poolable = derive {
+            poolable_impl(&cont, &krate, &names, false, &mut out);
+        }
+        return Ok(out.finish());
+    }
     let mut allow = String::from("non_upper_case_globals, unused_qualifications");
     if cont.deprecated {
         allow.push_str(", deprecated");
     }
-    if has_bracketed_value(&cont) {
+    if bracketed {
         allow.push_str(", unused_parens, unused_braces");
     }
     out.text(&format!("#[doc(hidden)] #[allow({allow})] const _: () ="));
     out.group(Delimiter::Brace, |out| {
         if cont.generics.params.is_empty() {
             fields_check(&cont, derive, &krate, &names, out);
-            compact_reset_impl(&cont, &krate, &names, out);
+            let checked = format!("__PoolableChecked<{}>", names.ident);
+            compact_reset_impl(&cont, &krate, &names, Some(&checked), out);
         } else {
             out.tokens(reset_impl(&cont, &krate));
         }
@@ -53,11 +66,62 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
             out.tokens(drop);
         }
         if let Derive::Poolable = derive {
-            poolable_impl(&cont, &krate, &names, out);
+            poolable_impl(&cont, &krate, &names, true, out);
         }
     });
     out.tokens(Punct::new(';', Spacing::Alone));
     Ok(out.finish())
+}
+
+/// Whether the struct is one whose fields need no check (`fields_check`):
+/// no generic parameters, and fields that are all plain (`is_plain`, with
+/// no `zeroize` or `max_capacity` either) and of a type that is, by its
+/// spelling, one of std's with a `Reset` impl and `Send` (`is_std_type`).
+///
+/// The spelling is all a derive sees: a type of the user's own named
+/// `String` (or a `Vec` of its own) is taken for std's. Its impls are then
+/// the ones called, as for any field; only if it has no `Reset` impl, or
+/// is not `Send`, the error comes from the impl's body or the static pool
+/// instead of from a check at the field: later, and less to the point,
+/// but an error all the same.
+fn is_std_only(cont: &Container<'_>) -> bool {
+    cont.generics.params.is_empty()
+        && !cont.fields.is_empty()
+        && cont.fields.iter().all(|field| {
+            is_plain(field)
+                && field.attrs.zeroize.get().is_none()
+                && field.attrs.max_capacity.get().is_none()
+                && is_std_type(field.ty)
+        })
+}
+
+/// `bool`, `char`, a number, `String`, or a `Vec`, `VecDeque`, `Option` or
+/// `Box` of one of those, spelt as the prelude names them: types with a
+/// `Reset` impl (`reset.rs`) that are `Send`.
+fn is_std_type(ty: &Type) -> bool {
+    const STD_TYPES: &[&str] = &[
+        "bool", "char", "String", "f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8",
+        "i16", "i32", "i64", "i128", "isize",
+    ];
+    const STD_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Option", "Box"];
+    let Type::Path(path) = ty else {
+        return false;
+    };
+    let segments = &path.path.segments;
+    if path.qself.is_some() || path.path.leading_colon.is_some() || segments.len() != 1 {
+        return false;
+    }
+    let segment = &segments[0];
+    let name = segment.ident.to_string();
+    match &segment.arguments {
+        syn::PathArguments::None => STD_TYPES.contains(&name.as_str()),
+        syn::PathArguments::AngleBracketed(args) => {
+            STD_CONTAINERS.contains(&name.as_str())
+                && args.args.len() == 1
+                && matches!(&args.args[0], syn::GenericArgument::Type(inner) if is_std_type(inner))
+        }
+        syn::PathArguments::Parenthesized(_) => false,
+    }
 }
 
 /// Whether a number the derive passes as an argument (`max_bytes`,
@@ -94,17 +158,17 @@ fn is_plain(field: &Field<'_>) -> bool {
         && field.attrs.check.get().is_none()
 }
 
-/// `(&mut this.a, &mut this.b,)` (or `&this.a`...) for the plain fields,
-/// as source text, nested so that no tuple has more than twelve elements
-/// (the runtime's tuples stop there): twelve fields a tuple, twelve of
-/// those a tuple, and so on; `None` if there are none.
+/// `(&mut __this.a, &mut __this.b,)` for the plain fields, with `by` =
+/// `&mut __this.` (or `&self.`...), as source text, nested so that no tuple
+/// has more than twelve elements (the runtime's tuples stop there): twelve
+/// fields a tuple, twelve of those a tuple, and so on; `None` if there are
+/// none.
 fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
     fn nest(out: &mut String, refs: &[String], by: &str) {
         out.push('(');
         if refs.len() <= 12 {
             for member in refs {
                 out.push_str(by);
-                out.push_str(" __this.");
                 out.push_str(member);
                 out.push(',');
             }
@@ -140,17 +204,36 @@ fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
 
 /// The `Reset` impl of a struct without generic parameters: the plain
 /// fields through one tuple (`__private::reset((&mut this.a, ..))`), the
-/// others field by field. Each method first names `self` as `__this`, of
-/// type `__PoolableChecked<Struct>` (`fields_check`), so when a field fails
-/// its check the method adds no error of its own. (The impl's self type
-/// cannot be named so: the check asks which types have a `Reset` impl,
-/// and so needs every impl's self type first.)
-fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
+/// others field by field. With `checked` (`__PoolableChecked<Struct>`:
+/// `fields_check`), each method first names `self` as `__this` of that
+/// type, so when a field fails its check the method adds no error of its
+/// own. (The impl's self type cannot be named so: the check asks which
+/// types have a `Reset` impl, and so needs every impl's self type first.)
+/// Without (`is_std_only`), every field is plain and in the tuple, which
+/// takes `self`'s.
+fn compact_reset_impl(
+    cont: &Container<'_>,
+    krate: &Path,
+    names: &Names,
+    checked: Option<&str>,
+    out: &mut Src,
+) {
     let Names { krate: k, ident } = names;
-    let this_ty = format!("__PoolableChecked<{ident}>");
+    let (this, this_mut) = match checked {
+        Some(ty) => (
+            format!("let __this: &{ty} = self;"),
+            format!("let __this: &mut {ty} = self;"),
+        ),
+        None => (String::new(), String::new()),
+    };
+    let at = if checked.is_some() {
+        "__this."
+    } else {
+        "self."
+    };
     let others: Vec<&Field<'_>> = cont.fields.iter().filter(|f| !is_plain(f)).collect();
-    let fields_mut = fields_tuple(cont, "&mut");
-    let fields = fields_tuple(cont, "&");
+    let fields_mut = fields_tuple(cont, &format!("&mut {at}"));
+    let fields = fields_tuple(cont, &format!("&{at}"));
     // `__private::heap_bytes(fields)`, or `zero` if no field is plain.
     let through = |method: &str, zero: &str| match &fields {
         Some(fields) => format!("{k}::__private::{method}({fields})"),
@@ -171,7 +254,7 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
     out.group(Delimiter::Brace, |out| {
         out.text("#[inline] fn reset(&mut self)");
         out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let __this: &mut {this_ty} = self;"));
+            out.text(&this_mut);
             for wipe in cont.fields.iter().filter_map(|f| wipe_field(f, krate)) {
                 out.tokens(wipe);
             }
@@ -193,7 +276,7 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
             "#[inline] fn __measure(&self, __what: {k}::__private::Measure) -> ::core::option::Option<usize>"
         ));
         out.group(Delimiter::Brace, |out| {
-            out.text(&format!("let __this: &{this_ty} = self;"));
+            out.text(&this);
             if let (Some(fields), true) = (&fields, others.is_empty()) {
                 out.text(&format!("{k}::__private::measure(__what, {fields})"));
                 return;
@@ -228,11 +311,18 @@ fn compact_reset_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &m
         // One level for every field reset by its own impl: through the tuple
         // when those are all plain, else field by field (`shrink_heap`).
         match &fields_mut {
+            // The fields' heap bytes are the struct's.
+            Some(fields) if others.is_empty() => {
+                out.text(&format!(
+                    "#[inline] fn shrink_heap(&mut self, __max_bytes: usize) {{ \
+                     {this_mut} {k}::__private::shrink_fields({fields}, __max_bytes) }}"
+                ));
+            }
             Some(fields) if others.iter().all(|f| !matches!(f.attrs.rule, Rule::Reset)) => {
                 out.text(&format!(
                     "#[inline] fn shrink_heap(&mut self, __max_bytes: usize) {{ \
                      let __total = {k}::Reset::heap_bytes(self); \
-                     let __this: &mut {this_ty} = self; \
+                     {this_mut} \
                      {k}::__private::shrink_heap(__total, {fields}, __max_bytes) }}"
                 ));
             }
@@ -776,7 +866,7 @@ fn is_generic(cont: &Container<'_>) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
-fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
+fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: bool, out: &mut Src) {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
     let max_retained = cont
@@ -799,13 +889,18 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
 
     if !is_generic(cont) {
         let Names { krate: k, ident } = names;
-        let pool = format!("{k}::Pool<__PoolableChecked<{ident}>>");
+        let pool = if checked {
+            format!("{k}::Pool<__PoolableChecked<{ident}>>")
+        } else {
+            format!("{k}::Pool<{ident}>")
+        };
         // The pool's type names the struct through the fields' checks
         // (`fields_check`), which check its `Default` too when it has no
         // `new`: when a field is not `Send`, or the struct has no
         // `Default`, the static's type is an error type, and the check's
         // error is the only one (no "`Pool<..>` cannot be shared between
-        // threads", no "`with_new` has unmet bounds").
+        // threads", no "`with_new` has unmet bounds"). With no checks
+        // (`is_std_only`), it names the struct itself.
         //
         // `T::pool()` finds the inherent function first, whose signature
         // names the pool the same way: so a use of the pool
@@ -844,8 +939,16 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
                         Some(path) => {
                             out.tokens(self_named(path.to_token_stream(), cont.ident));
                         }
-                        None => {
+                        None if checked => {
                             out.text(&format!("{k}::__private::NewByDefault::new_by_default"));
+                        }
+                        // Unchecked, the constructor is where a missing
+                        // `Default` is reported: spanned on the struct's
+                        // name, as the check would be.
+                        None => {
+                            let ident = cont.ident;
+                            out.tokens(quote_spanned!(ident.span()=>
+                                <#ident as #krate::__private::NewByDefault>::new_by_default));
                         }
                     });
                     for call in chain.into_iter().flatten() {
@@ -860,10 +963,15 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
         // field again, through the struct; `for<'a>` keeps rustc from
         // checking it where it is written, as it checks a bound that names
         // no generic parameter. The impl holds wherever the struct is
-        // `Send`: everywhere, once the crate compiles.
+        // `Send`: everywhere, once the crate compiles. With no checks, no
+        // field is reported, and the impl proves the trait's own `Send`.
+        let bound = if checked {
+            format!("where for<'a> {ident}: ::core::marker::Send")
+        } else {
+            String::new()
+        };
         out.text(&format!(
-            "#[automatically_derived] impl {k}::Poolable for {ident} \
-             where for<'a> {ident}: ::core::marker::Send \
+            "#[automatically_derived] impl {k}::Poolable for {ident} {bound} \
              {{ #[inline] fn pool() -> &'static {k}::Pool<Self> {{ {ident}::pool() }} }}"
         ));
         return;

@@ -143,6 +143,15 @@ pub fn shrink_heap(total: usize, mut fields: impl FieldsMut, max_bytes: usize) {
     fields.shrink(level);
 }
 
+/// [`shrink_heap`] for a struct whose heap bytes are its fields': their
+/// total is worked out here, not by the derived code.
+#[inline]
+pub fn shrink_fields(fields: impl FieldsMut, max_bytes: usize) {
+    let mut total = 0_usize;
+    fields.each_heap_bytes(&mut |bytes| total = total.saturating_add(bytes));
+    shrink_heap(total, fields, max_bytes);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -170,7 +170,9 @@ pub trait Poolable: Reset + Send + Sized + 'static {
 /// What the derive's generated code names; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::fields::{heap_bytes, is_reset, measure, reset, shrink_heap, used_bytes};
+    pub use crate::fields::{
+        heap_bytes, is_reset, measure, reset, shrink_fields, shrink_heap, used_bytes,
+    };
     pub use crate::generic::generic_pool;
     pub use crate::reset::Measure;
     pub use crate::reset::shrink_level;

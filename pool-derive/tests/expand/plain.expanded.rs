@@ -47,10 +47,8 @@ const _: () = {
         }
         #[inline]
         fn shrink_heap(&mut self, __max_bytes: usize) {
-            let __total = ::poolable::Reset::heap_bytes(self);
             let __this: &mut __PoolableChecked<Request> = self;
-            ::poolable::__private::shrink_heap(
-                __total,
+            ::poolable::__private::shrink_fields(
                 (&mut __this.id, &mut __this.path, &mut __this.headers),
                 __max_bytes,
             )
@@ -84,42 +82,22 @@ const _: () = {
 /// A tuple struct, reset only (no pool).
 #[derive(poolable::Reset, Default)]
 pub struct Pair(Vec<u8>, Option<u32>);
-#[doc(hidden)]
-#[allow(non_upper_case_globals, unused_qualifications)]
-const _: () = {
-    const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <Vec<u8> as ::poolable::Reset>::reset;
-        let _ = <Option<u32> as ::poolable::Reset>::reset;
-        true
-    };
-    type __PoolableChecked<T> = <T as ::poolable::__private::Checked<
-        __POOLABLE_FIELDS_OK,
-    >>::Is;
-    #[automatically_derived]
-    #[diagnostic::do_not_recommend]
-    impl ::poolable::Reset for Pair {
-        #[inline]
-        fn reset(&mut self) {
-            let __this: &mut __PoolableChecked<Pair> = self;
-            ::poolable::__private::reset((&mut __this.0, &mut __this.1));
-        }
-        #[inline]
-        fn __measure(
-            &self,
-            __what: ::poolable::__private::Measure,
-        ) -> ::core::option::Option<usize> {
-            let __this: &__PoolableChecked<Pair> = self;
-            ::poolable::__private::measure(__what, (&__this.0, &__this.1))
-        }
-        #[inline]
-        fn shrink_heap(&mut self, __max_bytes: usize) {
-            let __total = ::poolable::Reset::heap_bytes(self);
-            let __this: &mut __PoolableChecked<Pair> = self;
-            ::poolable::__private::shrink_heap(
-                __total,
-                (&mut __this.0, &mut __this.1),
-                __max_bytes,
-            )
-        }
+#[automatically_derived]
+#[diagnostic::do_not_recommend]
+impl ::poolable::Reset for Pair {
+    #[inline]
+    fn reset(&mut self) {
+        ::poolable::__private::reset((&mut self.0, &mut self.1));
     }
-};
+    #[inline]
+    fn __measure(
+        &self,
+        __what: ::poolable::__private::Measure,
+    ) -> ::core::option::Option<usize> {
+        ::poolable::__private::measure(__what, (&self.0, &self.1))
+    }
+    #[inline]
+    fn shrink_heap(&mut self, __max_bytes: usize) {
+        ::poolable::__private::shrink_fields((&mut self.0, &mut self.1), __max_bytes)
+    }
+}
