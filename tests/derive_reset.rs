@@ -1035,6 +1035,59 @@ fn fourteen_fields_are_each_reset_measured_and_shrunk() {
     assert_eq!(v.a.capacity(), 10);
 }
 
+// ---------------------------------------------------------------- std types the derive knows
+
+/// A field of each kind of std type the derive takes as checked by its
+/// spelling (`is_std_type` in `pool-derive/src/expand.rs`): it writes no
+/// check for them, so this compiling is what shows each has a `Reset` impl
+/// and is `Send`.
+mod std_kinds {
+    use poolable::Poolable;
+    use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+    #[derive(Poolable, Default)]
+    pub struct EveryStdKind {
+        pub flag: bool,
+        pub letter: char,
+        pub ratio: f32,
+        pub wide: i128,
+        pub array: [u16; 4],
+        pub queue: VecDeque<u8>,
+        pub boxed: Box<Option<String>>,
+        pub ordered: BTreeMap<u8, Vec<f64>>,
+        pub by_name: HashMap<String, Vec<String>>,
+        pub seen: HashSet<u32>,
+        pub sorted: BTreeSet<char>,
+    }
+}
+use std_kinds::EveryStdKind;
+
+#[test]
+fn every_std_kind_the_derive_knows_resets_and_pools() {
+    let mut v = EveryStdKind::pool().get();
+    v.flag = true;
+    v.letter = 'x';
+    v.ratio = 1.5;
+    v.wide = -1;
+    v.array = [1, 2, 3, 4];
+    v.queue.push_back(1);
+    *v.boxed = Some("a".into());
+    v.ordered.insert(5, vec![0.5]);
+    v.by_name.insert("k".into(), vec!["v".into()]);
+    v.seen.insert(7);
+    v.sorted.insert('c');
+    assert!(!v.is_reset());
+    assert!(v.heap_bytes() > 0);
+    v.reset();
+    assert!(v.is_reset());
+    assert!(v.queue.is_empty() && v.ordered.is_empty() && v.by_name.is_empty());
+    assert_eq!(
+        (v.flag, v.letter, v.ratio, v.wide, v.array),
+        (false, '\0', 0.0, 0, [0; 4])
+    );
+    assert!(v.boxed.is_none() && v.seen.is_empty() && v.sorted.is_empty());
+}
+
 // ---------------------------------------------------------------- `Self` in a field's type
 
 /// `Self` in field types: the derive checks the fields in constants outside

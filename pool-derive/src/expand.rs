@@ -95,33 +95,65 @@ fn is_std_only(cont: &Container<'_>) -> bool {
         })
 }
 
-/// `bool`, `char`, a number, `String`, or a `Vec`, `VecDeque`, `Option` or
-/// `Box` of one of those, spelt as the prelude names them: types with a
-/// `Reset` impl (`reset.rs`) that are `Send`.
+/// Whether `ty` is, as spelt, one of std's types with a `Reset` impl
+/// (`reset.rs`) that is `Send`: `bool`, `char`, a number, `String`; an
+/// array, `Vec`, `VecDeque`, `Option` or `Box` of one; a
+/// `BTreeMap` or `HashMap` from one (not a float, for a `HashMap`: its
+/// `Reset` needs `Hash`) to one, and a `BTreeSet` or `HashSet` of one. Each
+/// named by its last path segment alone, as the prelude or a `use` names
+/// them, with the default hasher.
 fn is_std_type(ty: &Type) -> bool {
-    const STD_TYPES: &[&str] = &[
-        "bool", "char", "String", "f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8",
-        "i16", "i32", "i64", "i128", "isize",
-    ];
-    const STD_CONTAINERS: &[&str] = &["Vec", "VecDeque", "Option", "Box"];
-    let Type::Path(path) = ty else {
+    if let Type::Array(array) = ty {
+        return is_std_type(&array.elem);
+    }
+    let Some((name, args)) = std_name(ty) else {
         return false;
+    };
+    match (name.as_str(), args.as_slice()) {
+        ("f32" | "f64", []) => true,
+        (_, []) => is_std_key(ty),
+        ("Vec" | "VecDeque" | "Option" | "Box" | "BTreeSet", [item]) => is_std_type(item),
+        ("HashSet", [item]) => is_std_key(item),
+        ("BTreeMap", [key, value]) => is_std_type(key) && is_std_type(value),
+        ("HashMap", [key, value]) => is_std_key(key) && is_std_type(value),
+        _ => false,
+    }
+}
+
+/// `bool`, `char`, an integer or `String`: a std type that a hash set or
+/// map can key on (`Eq + Hash`, which a float is not).
+fn is_std_key(ty: &Type) -> bool {
+    const KEYS: &[&str] = &[
+        "bool", "char", "String", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize",
+    ];
+    std_name(ty).is_some_and(|(name, args)| args.is_empty() && KEYS.contains(&name.as_str()))
+}
+
+/// A one-segment type path's name and its type arguments (none for a
+/// bare name); `None` for any other type, or a path with other arguments.
+fn std_name(ty: &Type) -> Option<(String, Vec<&Type>)> {
+    let Type::Path(path) = ty else {
+        return None;
     };
     let segments = &path.path.segments;
     if path.qself.is_some() || path.path.leading_colon.is_some() || segments.len() != 1 {
-        return false;
+        return None;
     }
     let segment = &segments[0];
-    let name = segment.ident.to_string();
-    match &segment.arguments {
-        syn::PathArguments::None => STD_TYPES.contains(&name.as_str()),
-        syn::PathArguments::AngleBracketed(args) => {
-            STD_CONTAINERS.contains(&name.as_str())
-                && args.args.len() == 1
-                && matches!(&args.args[0], syn::GenericArgument::Type(inner) if is_std_type(inner))
-        }
-        syn::PathArguments::Parenthesized(_) => false,
-    }
+    let args = match &segment.arguments {
+        syn::PathArguments::None => Vec::new(),
+        syn::PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .map(|arg| match arg {
+                syn::GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        syn::PathArguments::Parenthesized(_) => return None,
+    };
+    Some((segment.ident.to_string(), args))
 }
 
 /// Whether a number the derive passes as an argument (`max_bytes`,
@@ -1016,4 +1048,49 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: boo
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_std_type;
+
+    #[test]
+    fn std_types_are_known_by_their_spelling() {
+        let known = |ty: &str| is_std_type(&syn::parse_str(ty).expect("a type"));
+        for ty in [
+            "u64",
+            "f64",
+            "String",
+            "[u8; 16]",
+            "Vec<Option<Box<String>>>",
+            "VecDeque<u8>",
+            "BTreeMap<f32, Vec<u8>>",
+            "HashMap<String, Vec<String>>",
+            "HashSet<u32>",
+            "BTreeSet<char>",
+        ] {
+            assert!(known(ty), "{ty}");
+        }
+        for ty in [
+            "std::string::String",
+            "::std::vec::Vec<u8>",
+            "Rc<u8>",
+            "Duration",
+            "Vec<Rc<u8>>",
+            "Self",
+            "Option<Self>",
+            "&'static str",
+            "(u8, u8)",
+            "HashMap<f64, u8>",
+            "HashSet<f32>",
+            "HashMap<String, u8, MyHasher>",
+            "Vec<u8, MyAlloc>",
+            "Option<u8, u8>",
+            "Vec<'a>",
+            "Box<dyn Fn()>",
+            "Vec<T>",
+        ] {
+            assert!(!known(ty), "{ty}");
+        }
+    }
 }
