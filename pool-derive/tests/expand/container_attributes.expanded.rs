@@ -81,7 +81,7 @@ impl Body {
     pub fn pool() -> &'static ::poolable::Pool<Body> {
         static POOL: ::core::mem::ManuallyDrop<::poolable::Pool<Body>> = ::core::mem::ManuallyDrop::new(
             ::poolable::Pool::with_new(
-                    <Body as ::poolable::__private::NewByDefault>::new_by_default,
+                    ::poolable::__private::NewByDefault::new_by_default,
                 )
                 .max_bytes_auto()
                 .max_bytes(4 << 20),
@@ -126,7 +126,7 @@ impl Renamed {
     pub fn pool() -> &'static my_crate::poolable::Pool<Renamed> {
         static POOL: ::core::mem::ManuallyDrop<my_crate::poolable::Pool<Renamed>> = ::core::mem::ManuallyDrop::new(
             my_crate::poolable::Pool::with_new(
-                <Renamed as my_crate::poolable::__private::NewByDefault>::new_by_default,
+                my_crate::poolable::__private::NewByDefault::new_by_default,
             ),
         );
         &POOL
