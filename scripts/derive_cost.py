@@ -4,7 +4,9 @@
 Generates a crate with 300 structs of six fields each under target/derive_cost,
 once per variant (no derive; `serde::Serialize`, and the same with every type
 serialised once by `serde_json::to_vec`; `poolable::Reset`; `Poolable` with the
-pools unused, and with every pool used once), builds it in debug, then touches
+pools unused, with every pool used once, and unused again with a field type the
+derive checks, as it does any type it does not know by its spelling for one of
+std's), builds it in debug, then touches
 its source and times the rebuild of that one crate, `--runs` times. Prints the
 median rebuild time of each variant, its cost per struct over the no-derive
 baseline, and the two ratios issue #25 sets targets for: the derive alone
@@ -37,25 +39,31 @@ WORK = ROOT / "target" / "derive_cost"
 
 SERDE = 'serde = { version = "1", features = ["derive"] }'
 SERDE_JSON = SERDE + '\nserde_json = "1"'
-# variant: (derive attribute, extra dependencies, what uses each type, or "")
+# The last field's type, as the prelude names it, or spelt out: the derive
+# takes the first for std's and checks nothing (`is_std_only` in
+# pool-derive/src/expand.rs); the second it checks, as any type it does not
+# know by its spelling (a nested struct, another crate's type).
+OPTION, SPELT = "Option<u32>", "core::option::Option<u32>"
+# variant: (derive attribute, extra dependencies, what uses each type or "", last field's type)
 VARIANTS = {
-    "none": ("", "", ""),
-    "serde::Serialize": ("#[derive(serde::Serialize)]", SERDE, ""),
+    "none": ("", "", "", OPTION),
+    "serde::Serialize": ("#[derive(serde::Serialize)]", SERDE, "", OPTION),
     "serde::Serialize, every type through serde_json::to_vec": (
-        "#[derive(serde::Serialize)]", SERDE_JSON, "let _ = serde_json::to_vec(&S{i}::default());"),
-    "poolable::Reset": ("#[derive(poolable::Reset)]", "", ""),
-    "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", ""),
-    "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", "drop(S{i}::pool().get());"),
+        "#[derive(serde::Serialize)]", SERDE_JSON, "let _ = serde_json::to_vec(&S{i}::default());", OPTION),
+    "poolable::Reset": ("#[derive(poolable::Reset)]", "", "", OPTION),
+    "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", "", OPTION),
+    "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", "drop(S{i}::pool().get());", OPTION),
+    f"Poolable (pools unused), fields checked (`{SPELT}`)": ("#[derive(poolable::Poolable)]", "", "", SPELT),
 }
 
 
-def source(derive: str, use: str, structs: int) -> str:
+def source(derive: str, use: str, structs: int, last: str = OPTION) -> str:
     out = ["#![allow(dead_code)]"]
     for i in range(structs):
         out.append(
             f"{derive}\n#[derive(Default)]\npub struct S{i} {{\n"
             "    pub id: u64,\n    pub name: String,\n    pub tags: Vec<String>,\n"
-            "    pub body: Vec<u8>,\n    pub flag: bool,\n    pub score: Option<u32>,\n}\n"
+            f"    pub body: Vec<u8>,\n    pub flag: bool,\n    pub score: {last},\n}}\n"
         )
     if use:
         out.append("pub fn touch_all() {")
@@ -64,14 +72,14 @@ def source(derive: str, use: str, structs: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def crate(name: str, derive: str, extra_dep: str, use: str, structs: int) -> Path:
+def crate(name: str, derive: str, extra_dep: str, use: str, structs: int, last: str) -> Path:
     path = WORK / name
     (path / "src").mkdir(parents=True, exist_ok=True)
     (path / "Cargo.toml").write_text(
         f'[package]\nname = "{name}"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
         f'[dependencies]\npoolable = {{ path = "{ROOT}" }}\n{extra_dep}\n\n[workspace]\n'
     )
-    (path / "src" / "lib.rs").write_text(source(derive, use, structs))
+    (path / "src" / "lib.rs").write_text(source(derive, use, structs, last))
     return path
 
 
@@ -145,8 +153,8 @@ def main() -> int:
     ap.add_argument("--count", action="store_true", help="also count each rebuild's instructions (valgrind)")
     args = ap.parse_args()
     results, counts = {}, {}
-    for i, (variant, (derive, dep, use)) in enumerate(VARIANTS.items()):
-        path = crate(f"derive_cost_{i}", derive, dep, use, args.structs)
+    for i, (variant, (derive, dep, use, last)) in enumerate(VARIANTS.items()):
+        path = crate(f"derive_cost_{i}", derive, dep, use, args.structs, last)
         results[variant] = rebuild_seconds(path, args.runs)
         if args.count:
             counts[variant] = rebuild_instructions(path)

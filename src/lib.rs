@@ -63,7 +63,8 @@
 //! Here the pool resets every value when it comes back, before anyone else can
 //! see it, and `#[derive(Poolable)]` writes that reset for you, field by
 //! field. A field whose type has no reset rule is a compile error pointing at
-//! the field, so a new field cannot be forgotten. Fields that should survive
+//! the field (at the derive, for a type of your own named as a std one, such
+//! as a `String` of your own), so a new field cannot be forgotten. Fields that should survive
 //! (configuration) say so with `#[poolable(skip)]`; secrets can be wiped,
 //! spare capacity included, with `#[poolable(zeroize)]`.
 //!
