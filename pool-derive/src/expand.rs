@@ -97,11 +97,11 @@ fn is_std_only(cont: &Container<'_>) -> bool {
 
 /// Whether `ty` is, as spelt, one of std's types with a `Reset` impl
 /// (`reset.rs`) that is `Send`: `bool`, `char`, a number, `String`; an
-/// array, `Vec`, `VecDeque`, `Option` or `Box` of one; a
-/// `BTreeMap` or `HashMap` from one (not a float, for a `HashMap`: its
-/// `Reset` needs `Hash`) to one, and a `BTreeSet` or `HashSet` of one. Each
-/// named by its last path segment alone, as the prelude or a `use` names
-/// them, with the default hasher.
+/// array, `Vec`, `VecDeque`, `Option` or `Box` of one; a `BTreeMap` or
+/// `HashMap` from one (a `STD_KEYS` one, for a `HashMap`: its `Reset` needs
+/// `Hash`) to one, and a `BTreeSet` or `HashSet` of one. Each named by its
+/// last path segment alone, as the prelude or a `use` names them, with the
+/// default hasher.
 fn is_std_type(ty: &Type) -> bool {
     if let Type::Array(array) = ty {
         return is_std_type(&array.elem);
@@ -110,8 +110,7 @@ fn is_std_type(ty: &Type) -> bool {
         return false;
     };
     match (name.as_str(), args.as_slice()) {
-        ("f32" | "f64", []) => true,
-        (_, []) => is_std_key(ty),
+        (name, []) => name == "f32" || name == "f64" || STD_KEYS.contains(&name),
         ("Vec" | "VecDeque" | "Option" | "Box" | "BTreeSet", [item]) => is_std_type(item),
         ("HashSet", [item]) => is_std_key(item),
         ("BTreeMap", [key, value]) => is_std_type(key) && is_std_type(value),
@@ -120,14 +119,16 @@ fn is_std_type(ty: &Type) -> bool {
     }
 }
 
-/// `bool`, `char`, an integer or `String`: a std type that a hash set or
-/// map can key on (`Eq + Hash`, which a float is not).
+/// The std types a hash set or map can key on (`Eq + Hash`, which a float
+/// is not): `bool`, `char`, the integers and `String`.
+const STD_KEYS: &[&str] = &[
+    "bool", "char", "String", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+    "i64", "i128", "isize",
+];
+
+/// Whether `ty` is one of `STD_KEYS`, as spelt.
 fn is_std_key(ty: &Type) -> bool {
-    const KEYS: &[&str] = &[
-        "bool", "char", "String", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
-        "i64", "i128", "isize",
-    ];
-    std_name(ty).is_some_and(|(name, args)| args.is_empty() && KEYS.contains(&name.as_str()))
+    std_name(ty).is_some_and(|(name, args)| args.is_empty() && STD_KEYS.contains(&name.as_str()))
 }
 
 /// A one-segment type path's name and its type arguments (none for a
