@@ -5,6 +5,7 @@
 use crate::ast::{Container, Derive, Field};
 use crate::attr::Rule;
 use crate::ctxt::Errors;
+use crate::lean::{self, Lean, Std};
 use crate::tokens::{Emit, Src, push, text_of};
 use crate::valid;
 use proc_macro2::{Delimiter, Punct, Spacing, Span, TokenStream, TokenTree};
@@ -40,10 +41,14 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         // No constant and no alias, so no `const _` around the impls to
         // keep those private, nor its `allow`: the impls alone, two thirds
         // of the code to build (`scripts/derive_cost.py`).
-        compact_reset_impl(&cont, &krate, &names, None, &mut out);
-        if let Derive::Poolable = derive {
-            poolable_impl(&cont, &krate, &names, false, &mut out);
-        }
+        let lean = Lean {
+            ident: names.ident.clone(),
+            vis: text_of(cont.vis),
+            members: cont.fields.iter().map(member_text).collect(),
+        };
+        lean.expand(derive, &names.krate, &mut out, |out| {
+            static_pool(&cont, &names, out)
+        });
         return Ok(out.finish());
     }
     let mut allow = String::from("non_upper_case_globals, unused_qualifications");
@@ -58,7 +63,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
         if cont.generics.params.is_empty() {
             fields_check(&cont, derive, &krate, &names, out);
             let checked = format!("__PoolableChecked<{}>", names.ident);
-            compact_reset_impl(&cont, &krate, &names, Some(&checked), out);
+            compact_reset_impl(&cont, &krate, &names, &checked, out);
         } else {
             out.tokens(reset_impl(&cont, &krate));
         }
@@ -66,7 +71,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
             out.tokens(drop);
         }
         if let Derive::Poolable = derive {
-            poolable_impl(&cont, &krate, &names, true, out);
+            poolable_impl(&cont, &krate, &names, out);
         }
     });
     out.tokens(Punct::new(';', Spacing::Alone));
@@ -95,66 +100,42 @@ fn is_std_only(cont: &Container<'_>) -> bool {
         })
 }
 
-/// Whether `ty` is, as spelt, one of std's types with a `Reset` impl
-/// (`reset.rs`) that is `Send`: `bool`, `char`, a number, `String`; an
-/// array, `Vec`, `VecDeque`, `Option` or `Box` of one; a `BTreeMap` or
-/// `HashMap` from one (a `STD_KEYS` one, for a `HashMap`: its `Reset` needs
-/// `Hash`) to one, and a `BTreeSet` or `HashSet` of one. Each named by its
-/// last path segment alone, as the prelude or a `use` names them, with the
-/// default hasher.
+/// Whether `ty` is, as spelt, one of std's types with a `Reset` impl that
+/// is `Send` (`lean::classify` lists them).
 fn is_std_type(ty: &Type) -> bool {
+    std_kind(ty).is_std()
+}
+
+/// What `ty` is to `lean::classify`: an array of its element's kind, a
+/// one-segment type path by its name and type arguments; any other type
+/// (a path with more segments or other arguments, too) is none of std's.
+fn std_kind(ty: &Type) -> Std {
     if let Type::Array(array) = ty {
-        return is_std_type(&array.elem);
+        return lean::array(std_kind(&array.elem));
     }
-    let Some((name, args)) = std_name(ty) else {
-        return false;
-    };
-    match (name.as_str(), args.as_slice()) {
-        (name, []) => name == "f32" || name == "f64" || STD_KEYS.contains(&name),
-        ("Vec" | "VecDeque" | "Option" | "Box" | "BTreeSet", [item]) => is_std_type(item),
-        ("HashSet", [item]) => is_std_key(item),
-        ("BTreeMap", [key, value]) => is_std_type(key) && is_std_type(value),
-        ("HashMap", [key, value]) => is_std_key(key) && is_std_type(value),
-        _ => false,
-    }
-}
-
-/// The std types a hash set or map can key on (`Eq + Hash`, which a float
-/// is not): `bool`, `char`, the integers and `String`.
-const STD_KEYS: &[&str] = &[
-    "bool", "char", "String", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
-    "i64", "i128", "isize",
-];
-
-/// Whether `ty` is one of `STD_KEYS`, as spelt.
-fn is_std_key(ty: &Type) -> bool {
-    std_name(ty).is_some_and(|(name, args)| args.is_empty() && STD_KEYS.contains(&name.as_str()))
-}
-
-/// A one-segment type path's name and its type arguments (none for a
-/// bare name); `None` for any other type, or a path with other arguments.
-fn std_name(ty: &Type) -> Option<(String, Vec<&Type>)> {
     let Type::Path(path) = ty else {
-        return None;
+        return Std::No;
     };
     let segments = &path.path.segments;
     if path.qself.is_some() || path.path.leading_colon.is_some() || segments.len() != 1 {
-        return None;
+        return Std::No;
     }
     let segment = &segments[0];
     let args = match &segment.arguments {
         syn::PathArguments::None => Vec::new(),
-        syn::PathArguments::AngleBracketed(args) => args
-            .args
-            .iter()
-            .map(|arg| match arg {
-                syn::GenericArgument::Type(ty) => Some(ty),
-                _ => None,
-            })
-            .collect::<Option<_>>()?,
-        syn::PathArguments::Parenthesized(_) => return None,
+        syn::PathArguments::AngleBracketed(args) => {
+            let mut kinds = Vec::new();
+            for arg in &args.args {
+                match arg {
+                    syn::GenericArgument::Type(ty) => kinds.push(std_kind(ty)),
+                    _ => return Std::No,
+                }
+            }
+            kinds
+        }
+        syn::PathArguments::Parenthesized(_) => return Std::No,
     };
-    Some((segment.ident.to_string(), args))
+    lean::classify(&segment.ident.to_string(), &args)
 }
 
 /// Whether a number the derive passes as an argument (`max_bytes`,
@@ -192,47 +173,24 @@ fn is_plain(field: &Field<'_>) -> bool {
 }
 
 /// `(&mut __this.a, &mut __this.b,)` for the plain fields, with `by` =
-/// `&mut __this.` (or `&self.`...), as source text, nested so that no tuple
-/// has more than twelve elements (the runtime's tuples stop there): twelve
-/// fields a tuple, twelve of those a tuple, and so on; `None` if there are
-/// none.
+/// `&mut __this.` (or `&__this.`), as source text (`lean::fields_tuple`);
+/// `None` if there are none.
 fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
-    fn nest(out: &mut String, refs: &[String], by: &str) {
-        out.push('(');
-        if refs.len() <= 12 {
-            for member in refs {
-                out.push_str(by);
-                out.push_str(member);
-                out.push(',');
-            }
-        } else {
-            // Chunks of 12^k fields, k as small as leaves at most twelve.
-            let mut chunk = 12;
-            while refs.len().div_ceil(chunk) > 12 {
-                chunk *= 12;
-            }
-            for chunk in refs.chunks(chunk) {
-                nest(out, chunk, by);
-                out.push(',');
-            }
-        }
-        out.push(')');
-    }
-    let refs: Vec<String> = cont
+    let members: Vec<String> = cont
         .fields
         .iter()
         .filter(|field| is_plain(field))
-        .map(|field| match &field.member {
-            Member::Named(name) => name.to_string(),
-            Member::Unnamed(index) => index.index.to_string(),
-        })
+        .map(member_text)
         .collect();
-    if refs.is_empty() {
-        return None;
+    (!members.is_empty()).then(|| lean::fields_tuple(&members, by))
+}
+
+/// A field's name (or index) as source text.
+fn member_text(field: &Field<'_>) -> String {
+    match &field.member {
+        Member::Named(name) => name.to_string(),
+        Member::Unnamed(index) => index.index.to_string(),
     }
-    let mut out = String::new();
-    nest(&mut out, &refs, by);
-    Some(out)
 }
 
 /// The `Reset` impl of a struct without generic parameters: the plain
@@ -242,31 +200,20 @@ fn fields_tuple(cont: &Container<'_>, by: &str) -> Option<String> {
 /// type, so when a field fails its check the method adds no error of its
 /// own. (The impl's self type cannot be named so: the check asks which
 /// types have a `Reset` impl, and so needs every impl's self type first.)
-/// Without (`is_std_only`), every field is plain and in the tuple, which
-/// takes `self`'s.
+/// A struct with no checks (`is_std_only`) has `Lean::expand`'s instead.
 fn compact_reset_impl(
     cont: &Container<'_>,
     krate: &Path,
     names: &Names,
-    checked: Option<&str>,
+    checked: &str,
     out: &mut Src,
 ) {
     let Names { krate: k, ident } = names;
-    let (this, this_mut) = match checked {
-        Some(ty) => (
-            format!("let __this: &{ty} = self;"),
-            format!("let __this: &mut {ty} = self;"),
-        ),
-        None => (String::new(), String::new()),
-    };
-    let at = if checked.is_some() {
-        "__this."
-    } else {
-        "self."
-    };
+    let this = format!("let __this: &{checked} = self;");
+    let this_mut = format!("let __this: &mut {checked} = self;");
     let others: Vec<&Field<'_>> = cont.fields.iter().filter(|f| !is_plain(f)).collect();
-    let fields_mut = fields_tuple(cont, &format!("&mut {at}"));
-    let fields = fields_tuple(cont, &format!("&{at}"));
+    let fields_mut = fields_tuple(cont, "&mut __this.");
+    let fields = fields_tuple(cont, "&__this.");
     // `__private::heap_bytes(fields)`, or `zero` if no field is plain.
     let through = |method: &str, zero: &str| match &fields {
         Some(fields) => format!("{k}::__private::{method}({fields})"),
@@ -899,41 +846,82 @@ fn is_generic(cont: &Container<'_>) -> bool {
         .any(|p| !matches!(p, GenericParam::Lifetime(_)))
 }
 
-fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: bool, out: &mut Src) {
+/// The builder calls the container attributes ask for, after `with_new`:
+/// `.max_retained(n)`, `.max_bytes_auto()`, `.max_bytes(n)`, `.oversize(..)`,
+/// `.name(..)`.
+fn pool_chain(cont: &Container<'_>, krate: &Path) -> Vec<TokenStream> {
+    let attrs = &cont.attrs;
+    [
+        attrs.max_retained.get().map(|n| quote!(.max_retained(#n))),
+        attrs
+            .max_bytes_auto
+            .get()
+            .map(|()| quote!(.max_bytes_auto())),
+        attrs.max_bytes.get().map(|n| quote!(.max_bytes(#n))),
+        attrs
+            .oversize
+            .get()
+            .map(|variant| quote!(.oversize(#krate::Oversize::#variant))),
+        attrs.name.get().map(|name| quote!(.name(#name))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A non-generic struct's static pool, as its `static`'s initialiser:
+/// `ManuallyDrop::new(Pool::with_new(new))`, then the container
+/// attributes' calls (`pool_chain`); with neither `new` nor those,
+/// `__private::pool_by_default()`, which costs less to build. The pool's
+/// type and the constructor's `Self` are inferred from the static's:
+/// naming the checked type again costs more to build than the inference. A
+/// `static` is an item of its own, where `Self` is not the struct: the
+/// attributes' values name it instead.
+fn static_pool(cont: &Container<'_>, names: &Names, out: &mut Src) {
+    let k = &names.krate;
+    let chain = pool_chain(cont, &cont.attrs.crate_path());
+    let new = cont.attrs.new.get();
+    if new.is_none() && chain.is_empty() {
+        // Unchecked, this is where a missing `Default` is reported: at the
+        // derive (the check reports it at the struct's name; spanned there,
+        // the call would cost every struct a tenth more to build, as the
+        // groups around it could no longer be text).
+        out.text(&format!("{k}::__private::pool_by_default()"));
+        return;
+    }
+    out.text("::core::mem::ManuallyDrop::new");
+    out.group(Delimiter::Parenthesis, |out| {
+        out.text(&format!("{k}::Pool::with_new"));
+        out.group(Delimiter::Parenthesis, |out| match new {
+            Some(path) => {
+                out.tokens(self_named(path.to_token_stream(), cont.ident));
+            }
+            None => {
+                out.text(&format!("{k}::__private::NewByDefault::new_by_default"));
+            }
+        });
+        for call in chain {
+            out.tokens(self_named(call, cont.ident));
+        }
+    });
+}
+
+fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
-    let max_retained = cont
-        .attrs
-        .max_retained
-        .get()
-        .map(|n| quote!(.max_retained(#n)));
-    let auto = cont
-        .attrs
-        .max_bytes_auto
-        .get()
-        .map(|()| quote!(.max_bytes_auto()));
-    let cap = cont.attrs.max_bytes.get().map(|n| quote!(.max_bytes(#n)));
-    let oversize = cont
-        .attrs
-        .oversize
-        .get()
-        .map(|variant| quote!(.oversize(#krate::Oversize::#variant)));
-    let name = cont.attrs.name.get().map(|name| quote!(.name(#name)));
+    let chain = pool_chain(cont, krate);
 
     if !is_generic(cont) {
         let Names { krate: k, ident } = names;
-        let pool = if checked {
-            format!("{k}::Pool<__PoolableChecked<{ident}>>")
-        } else {
-            format!("{k}::Pool<{ident}>")
-        };
+        let pool = format!("{k}::Pool<__PoolableChecked<{ident}>>");
         // The pool's type names the struct through the fields' checks
         // (`fields_check`), which check its `Default` too when it has no
         // `new`: when a field is not `Send`, or the struct has no
         // `Default`, the static's type is an error type, and the check's
         // error is the only one (no "`Pool<..>` cannot be shared between
-        // threads", no "`with_new` has unmet bounds"). With no checks
-        // (`is_std_only`), it names the struct itself.
+        // threads", no "`with_new` has unmet bounds"). A struct with no
+        // checks (`is_std_only`) has `Lean::expand`'s pool, which names the
+        // struct itself.
         //
         // `T::pool()` finds the inherent function first, whose signature
         // names the pool the same way: so a use of the pool
@@ -950,7 +938,6 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: boo
         // attribute is one more thing per type to build. The inherent impl
         // is not `#[automatically_derived]`: that attribute is for trait
         // impls, and rustc is phasing it out elsewhere.
-        let chain = [&max_retained, &auto, &cap, &oversize, &name];
         out.text(&format!("impl {ident}"));
         out.group(Delimiter::Brace, |out| {
             out.text(&format!(
@@ -958,33 +945,8 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: boo
                 text_of(cont.vis)
             ));
             out.group(Delimiter::Brace, |out| {
-                out.text(&format!(
-                    "static POOL: ::core::mem::ManuallyDrop<{pool}> = ::core::mem::ManuallyDrop::new"
-                ));
-                out.group(Delimiter::Parenthesis, |out| {
-                    // The pool's type and the constructor's `Self` are
-                    // inferred from the static's: naming the checked type
-                    // again costs more to build than the inference.
-                    out.text(&format!("{k}::Pool::with_new"));
-                    // A `static` is an item of its own, where `Self` is not
-                    // the struct: the attributes' values name it instead.
-                    out.group(Delimiter::Parenthesis, |out| match cont.attrs.new.get() {
-                        Some(path) => {
-                            out.tokens(self_named(path.to_token_stream(), cont.ident));
-                        }
-                        // Unchecked, this is where a missing `Default` is
-                        // reported: at the derive (the check reports it at
-                        // the struct's name; spanned there, the path would
-                        // cost every struct a tenth more to build, as the
-                        // groups around it could no longer be text).
-                        None => {
-                            out.text(&format!("{k}::__private::NewByDefault::new_by_default"));
-                        }
-                    });
-                    for call in chain.into_iter().flatten() {
-                        out.tokens(self_named(call.clone(), cont.ident));
-                    }
-                });
+                out.text(&format!("static POOL: ::core::mem::ManuallyDrop<{pool}> ="));
+                static_pool(cont, names, out);
                 out.text("; &POOL");
             });
         });
@@ -993,15 +955,10 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: boo
         // field again, through the struct; `for<'a>` keeps rustc from
         // checking it where it is written, as it checks a bound that names
         // no generic parameter. The impl holds wherever the struct is
-        // `Send`: everywhere, once the crate compiles. With no checks, no
-        // field is reported, and the impl proves the trait's own `Send`.
-        let bound = if checked {
-            format!("where for<'a> {ident}: ::core::marker::Send")
-        } else {
-            String::new()
-        };
+        // `Send`: everywhere, once the crate compiles.
         out.text(&format!(
-            "#[automatically_derived] impl {k}::Poolable for {ident} {bound} \
+            "#[automatically_derived] impl {k}::Poolable for {ident} \
+             where for<'a> {ident}: ::core::marker::Send \
              {{ #[inline] fn pool() -> &'static {k}::Pool<Self> {{ {ident}::pool() }} }}"
         ));
         return;
@@ -1041,7 +998,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, checked: boo
         impl #impl_generics #krate::Poolable for #ident #ty_generics #where_clause {
             fn pool() -> &'static #krate::Pool<Self> {
                 #krate::__private::generic_pool::<Self>(|| const {
-                    #krate::Pool::<Self>::with_new(#new) #max_retained #auto #cap #oversize #name
+                    #krate::Pool::<Self>::with_new(#new) #(#chain)*
                 })
             }
         }

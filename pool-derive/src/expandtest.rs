@@ -9,9 +9,10 @@
 //! derive's output exactly, before the compiler resolves any of it.
 
 use crate::ast::Derive;
+use quote::ToTokens;
 use std::fs;
 use std::path::{Path, PathBuf};
-use syn::{Attribute, DeriveInput, Item};
+use syn::{Attribute, Item};
 
 /// The derives an item asks for in its `#[derive(...)]` attributes.
 fn derives(attrs: &[Attribute]) -> Vec<Derive> {
@@ -38,13 +39,10 @@ fn expand_file(source: &str) -> String {
     let mut items = Vec::new();
     for item in std::mem::take(&mut file.items) {
         let expansions = match &item {
-            Item::Struct(item) => {
-                let input: DeriveInput = item.clone().into();
-                derives(&input.attrs)
-                    .into_iter()
-                    .map(|derive| crate::expand(&input, derive))
-                    .collect()
-            }
+            Item::Struct(item) => derives(&item.attrs)
+                .into_iter()
+                .map(|derive| crate::derive(item.to_token_stream(), derive))
+                .collect(),
             _ => Vec::new(),
         };
         items.push(item);

@@ -8,6 +8,10 @@
 //! `expand` writes the impls (as source text the compiler lexes in one call,
 //! with the tokens that carry a span appended as tokens: `tokens`), or
 //! `fallback` writes stand-ins beside the errors. Every mistake is a spanned error, and all are reported at once.
+//!
+//! Before all that, `lean` takes the common case, a struct of std-typed
+//! fields with none of the derive's attributes, straight from its tokens,
+//! and writes the same impls as `expand` would, with no syn parse.
 #![warn(missing_docs)]
 
 mod ast;
@@ -17,13 +21,14 @@ mod expand;
 #[cfg(test)]
 mod expandtest;
 mod fallback;
+mod lean;
 mod symbol;
 mod tokens;
 mod valid;
 
 use ast::Derive;
 use proc_macro::TokenStream;
-use syn::{DeriveInput, parse_macro_input};
+use syn::DeriveInput;
 
 /// Derive `Reset` (an exhaustive field-wise reset) and `Poolable` (a static
 /// pool for the type). See the `poolable` crate for the attributes.
@@ -50,8 +55,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// ```
 #[proc_macro_derive(Poolable, attributes(poolable))]
 pub fn derive_poolable(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, Derive::Poolable).into()
+    derive(input.into(), Derive::Poolable).into()
 }
 
 /// Derive `Reset` only: the field-wise reset, for types that are reset as
@@ -77,11 +81,22 @@ pub fn derive_poolable(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(Reset, attributes(poolable))]
 pub fn derive_reset(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    expand(&input, Derive::Reset).into()
+    derive(input.into(), Derive::Reset).into()
 }
 
-/// The derive's output: the impls, or the errors and the fallback impls.
+/// The derive's output: through the fast path for a struct it takes
+/// (`lean`), else parsed and checked (`expand`).
+fn derive(input: proc_macro2::TokenStream, derive: Derive) -> proc_macro2::TokenStream {
+    if let Some(out) = lean::derive(input.clone(), derive) {
+        return out;
+    }
+    match syn::parse2::<DeriveInput>(input) {
+        Ok(input) => expand(&input, derive),
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// The full path's output: the impls, or the errors and the fallback impls.
 fn expand(input: &DeriveInput, derive: Derive) -> proc_macro2::TokenStream {
     expand::derive(input, derive).unwrap_or_else(|error| fallback::expand(input, derive, error))
 }

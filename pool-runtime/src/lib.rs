@@ -188,6 +188,17 @@ pub mod __private {
         fn new_by_default() -> Self;
     }
 
+    /// A derived struct's static pool, when the struct has no `new` and no
+    /// policy attributes: `ManuallyDrop::new(Pool::with_new(..))` in one
+    /// free function, which costs each derived type less to build than the
+    /// two associated functions named in its `static` (a type-relative path
+    /// is resolved, and its traits in scope looked up, once per body).
+    #[inline]
+    pub const fn pool_by_default<T: NewByDefault + crate::Reset + Send + 'static>()
+    -> core::mem::ManuallyDrop<crate::Pool<T>> {
+        core::mem::ManuallyDrop::new(crate::Pool::with_new(T::new_by_default))
+    }
+
     #[diagnostic::do_not_recommend]
     impl<T: Default> NewByDefault for T {
         #[inline]

@@ -124,11 +124,7 @@ impl Renamed {
     #[doc(hidden)]
     #[inline]
     pub fn pool() -> &'static my_crate::poolable::Pool<Renamed> {
-        static POOL: ::core::mem::ManuallyDrop<my_crate::poolable::Pool<Renamed>> = ::core::mem::ManuallyDrop::new(
-            my_crate::poolable::Pool::with_new(
-                my_crate::poolable::__private::NewByDefault::new_by_default,
-            ),
-        );
+        static POOL: ::core::mem::ManuallyDrop<my_crate::poolable::Pool<Renamed>> = my_crate::poolable::__private::pool_by_default();
         &POOL
     }
 }

@@ -138,11 +138,7 @@ const _: () = {
         pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Fields>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Fields>>,
-            > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::with_new(
-                    ::poolable::__private::NewByDefault::new_by_default,
-                ),
-            );
+            > = ::poolable::__private::pool_by_default();
             &POOL
         }
     }

@@ -60,11 +60,7 @@ const _: () = {
         pub fn pool() -> &'static ::poolable::Pool<__PoolableChecked<Request>> {
             static POOL: ::core::mem::ManuallyDrop<
                 ::poolable::Pool<__PoolableChecked<Request>>,
-            > = ::core::mem::ManuallyDrop::new(
-                ::poolable::Pool::with_new(
-                    ::poolable::__private::NewByDefault::new_by_default,
-                ),
-            );
+            > = ::poolable::__private::pool_by_default();
             &POOL
         }
     }
