@@ -319,7 +319,11 @@ fn compact_reset_impl(
 /// constant, each spanned on its field's type, so a field that fails one is
 /// one error, there: every field reset by its own impl has a `Reset` impl,
 /// and, for `#[derive(Poolable)]`, every field is `Send` and, without
-/// `new`, the struct has `Default`. The
+/// `new`, the struct has `Default`. A field of a std type the derive knows
+/// by its spelling (`is_std_type`) passes both and is not checked: each
+/// check costs a struct about 80,000 instructions to build
+/// (`scripts/derive_cost.py`'s last row), and a struct of those alone has
+/// no checks at all (`is_std_only`). The
 /// `__PoolableChecked` alias names types through the constant: when a check
 /// fails, the alias is an error type, and so is every type named through it
 /// (`__this` in each `Reset` method, the pool's), which rustc then reports
@@ -343,7 +347,7 @@ fn fields_check(cont: &Container<'_>, derive: Derive, krate: &Path, names: &Name
     // each field reset by its own impl, spanned from the type's first token
     // to its last, so an error underlines the whole type (see `checked_ty`).
     let checks = Emit(|out: &mut TokenStream| {
-        for field in &cont.fields {
+        for field in cont.fields.iter().filter(|field| !is_std_type(field.ty)) {
             let mut check = |what: &str| {
                 push(out, site, "let _ =");
                 push(out, field.span, "<");

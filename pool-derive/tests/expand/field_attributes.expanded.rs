@@ -30,11 +30,6 @@ const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
         let _ = <std::time::Instant as ::poolable::__private::SendField>::OK;
         let _ = <State as ::poolable::__private::SendField>::OK;
-        let _ = <u32 as ::poolable::__private::SendField>::OK;
-        let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
-        let _ = <Vec<u8> as ::poolable::Reset>::reset;
-        let _ = <Vec<u8> as ::poolable::__private::SendField>::OK;
-        let _ = <Vec<u8> as ::poolable::Reset>::reset;
         let _ = <Table as ::poolable::__private::SendField>::OK;
         let _ = <Fields as ::poolable::__private::NewByDefault>::new_by_default;
         true

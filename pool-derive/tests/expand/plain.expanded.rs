@@ -10,10 +10,6 @@ pub struct Request {
 #[allow(non_upper_case_globals, unused_qualifications)]
 const _: () = {
     const __POOLABLE_FIELDS_OK: bool = {
-        let _ = <u64 as ::poolable::__private::SendField>::OK;
-        let _ = <u64 as ::poolable::Reset>::reset;
-        let _ = <String as ::poolable::__private::SendField>::OK;
-        let _ = <String as ::poolable::Reset>::reset;
         let _ = <Vec<(String, String)> as ::poolable::__private::SendField>::OK;
         let _ = <Vec<(String, String)> as ::poolable::Reset>::reset;
         let _ = <Request as ::poolable::__private::NewByDefault>::new_by_default;
