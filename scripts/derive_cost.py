@@ -53,7 +53,7 @@ VARIANTS = {
     "poolable::Reset": ("#[derive(poolable::Reset)]", "", "", OPTION),
     "Poolable (pools unused)": ("#[derive(poolable::Poolable)]", "", "", OPTION),
     "Poolable (every pool used)": ("#[derive(poolable::Poolable)]", "", "drop(S{i}::pool().get());", OPTION),
-    f"Poolable (pools unused), fields checked (`{SPELT}`)": ("#[derive(poolable::Poolable)]", "", "", SPELT),
+    f"Poolable (pools unused), a field checked (`{SPELT}`)": ("#[derive(poolable::Poolable)]", "", "", SPELT),
 }
 
 

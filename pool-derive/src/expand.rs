@@ -47,7 +47,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> syn::Result<TokenStream> {
             members: cont.fields.iter().map(member_text).collect(),
         };
         lean.expand(derive, &names.krate, &mut out, |out| {
-            static_pool(&cont, &names, out)
+            static_pool(&cont, &krate, &names, out)
         });
         return Ok(out.finish());
     }
@@ -881,9 +881,9 @@ fn pool_chain(cont: &Container<'_>, krate: &Path) -> Vec<TokenStream> {
 /// naming the checked type again costs more to build than the inference. A
 /// `static` is an item of its own, where `Self` is not the struct: the
 /// attributes' values name it instead.
-fn static_pool(cont: &Container<'_>, names: &Names, out: &mut Src) {
+fn static_pool(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
     let k = &names.krate;
-    let chain = pool_chain(cont, &cont.attrs.crate_path());
+    let chain = pool_chain(cont, krate);
     let new = cont.attrs.new.get();
     if new.is_none() && chain.is_empty() {
         // Unchecked, this is where a missing `Default` is reported: at the
@@ -950,7 +950,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
             ));
             out.group(Delimiter::Brace, |out| {
                 out.text(&format!("static POOL: ::core::mem::ManuallyDrop<{pool}> ="));
-                static_pool(cont, names, out);
+                static_pool(cont, krate, names, out);
                 out.text("; &POOL");
             });
         });
