@@ -186,11 +186,7 @@ impl<'a> Held<'a> {
         if !self.stack.ledger.put_hot(lease) {
             return false;
         }
-        // As `restore`'s sizes.
-        let size = &self.retained.hot_bytes;
-        if size.load(Relaxed) != bytes {
-            size.store(bytes, Relaxed);
-        }
+        self.retained.hot_bytes.store(bytes, Relaxed);
         true
     }
 
@@ -246,12 +242,8 @@ impl<'a> Held<'a> {
         let Some(i) = stack.ledger.restore(lease, &self.retained.len, self.cap) else {
             return false;
         };
-        // Stored only if it changed: a value goes back at the size it left
-        // with as a rule, and a load and a compare cost less than a store.
         if let Some(size) = self.retained.sizes.get(i) {
-            if size.load(Relaxed) != bytes {
-                size.store(bytes, Relaxed);
-            }
+            size.store(bytes, Relaxed);
         }
         true
     }
