@@ -913,7 +913,6 @@ fn static_pool(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src)
 fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Src) {
     let ident = cont.ident;
     let (impl_generics, ty_generics, _) = cont.generics.split_for_impl();
-    let chain = pool_chain(cont, krate);
 
     if !is_generic(cont) {
         let Names { krate: k, ident } = names;
@@ -923,7 +922,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
         // `new`: when a field is not `Send`, or the struct has no
         // `Default`, the static's type is an error type, and the check's
         // error is the only one (no "`Pool<..>` cannot be shared between
-        // threads", no "`with_new` has unmet bounds"). A struct with no
+        // threads", no unmet bounds of its constructor). A struct with no
         // checks (`is_std_only`) has `Lean::expand`'s pool, which names the
         // struct itself.
         //
@@ -968,6 +967,7 @@ fn poolable_impl(cont: &Container<'_>, krate: &Path, names: &Names, out: &mut Sr
         return;
     }
 
+    let chain = pool_chain(cont, krate);
     let new = match cont.attrs.new.get() {
         Some(path) => quote!(#path),
         None => {

@@ -233,8 +233,8 @@ pub mod __private {
     /// the struct's `Default`): when a check fails, that constant is an
     /// error, so is every type that names it, and rustc reports nothing more
     /// about them. The failed check is then the only error, not the first
-    /// of several (the static pool is not `Sync`, `with_new` has unmet
-    /// bounds, the `Reset` impl cannot call the field's).
+    /// of several (the static pool is not `Sync`, its constructor has
+    /// unmet bounds, the `Reset` impl cannot call the field's).
     pub trait Checked<const OK: bool> {
         type Is: ?Sized;
     }
